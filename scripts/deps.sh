@@ -1,0 +1,27 @@
+#!/bin/sh
+# Install the Debian packages dtracer's build, tests and demo need, if
+# any is missing (apt-get update once, then one apt-get install). Needs
+# root. Does nothing when everything is there.
+set -eu
+
+pkgs="autoconf automake make gcc libc6-dev pkg-config patch file kmod
+cpio gzip iproute2 util-linux procps busybox-static qemu-system-x86
+linux-image-amd64 linux-headers-amd64 lttng-tools babeltrace2
+libbabeltrace2-dev tcpdump iperf3 ca-certificates"
+
+missing=
+for p in $pkgs; do
+	st=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
+	[ "$st" = installed ] || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" != 0 ]; then
+	echo "deps: missing Debian packages:$missing (run as root to install them)" >&2
+	exit 1
+fi
+echo "deps: installing$missing"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q
+# shellcheck disable=SC2086
+apt-get install -y -q --no-install-recommends $missing

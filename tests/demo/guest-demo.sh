@@ -1,0 +1,30 @@
+# Guest side of the demo (sourced after tests/vm/guest-lib.sh).
+tcp=$DT_BUILDDIR/tests/tools/dt-tcp
+
+case $DT_HOST in
+dt-server)
+	check "lttng-relayd (the collector) starts" lttng-relayd -d -o /tmp/relay
+	$tcp serve 7000 0 > /tmp/serve.log 2>&1 &
+	check "dt-client finished its session" timeout 300 $tcp serve 7001 1
+	dir=$(ls -d /tmp/relay/dt-client/demo-* 2>/dev/null | head -n 1)
+	check "the trace arrived under dt-client's name" test -d "$dir/kernel"
+	check "babeltrace2 reads it" sh -c "babeltrace2 '$dir' > $DT_RESULTS/trace.txt"
+	cp -r "$dir" "$DT_RESULTS/ctf"
+	;;
+dt-client)
+	check "load dtracer.ko" modprobe dtracer
+	check "arm dtracer (probe = 1)" sh -c 'echo 1 > /sys/distributed-tracer/probe'
+	check "lttng-sessiond loads the fork" lttng-sessiond -d
+	check "dt-server answers" wait_for 120 $tcp request dt-server 7000 ping
+	check "session streamed to dt-server" lttng create demo --set-url=net://dt-server
+	check "events enabled" lttng enable-event -k sched_switch,timer_hrtimer_start,net_dev_queue,netif_receive_skb
+	check "syscalls enabled" lttng enable-event -k --syscall connect,sendto,recvfrom,write,read
+	check "process name and thread id on every event" lttng add-context -k -t procname -t tid
+	check "tracing" lttng start
+	check "a request to dt-server" $tcp request dt-server 7000 "hello from dt-client" 3
+	check "stop" lttng stop
+	check "flush to the collector" lttng destroy demo
+	check "tell dt-server we are done" $tcp request dt-server 7001 done
+	;;
+esac
+dt_finish

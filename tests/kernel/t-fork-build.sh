@@ -1,0 +1,66 @@
+#!/bin/sh
+# The lttng-modules fork as built here (host side, no guest needed):
+# the hrtimer_start probe was detected from the headers and compiled in,
+# every module the Debian package declares was built for our kernel, and
+# prepare.sh leaves nothing half-patched when a patch does not apply.
+. "$DT_BUILDDIR/tests/vm/config.sh"
+. "$DT_SRCDIR/tests/vm/tap.sh"
+
+src=$DT_LTTNG_MODULES_SRC
+[ -d "$src" ] || { echo "Bail out! $src missing: run make first"; exit 1; }
+
+# 1. The header probe: the kernel's tracepoint and our build agree.
+#    The timer probe's own dependency list names the header it used.
+timer_cmd=$src/src/probes/.lttng-probe-timer.o.cmd
+hdr=$(grep -o '[^ ]*/include/trace/events/timer.h' "$timer_cmd" | head -n 1)
+[ -f "$hdr" ]
+tap_result $? "the timer probe was compiled against the kernel's trace/events/timer.h"
+if grep -q -F 'enum hrtimer_mode mode, bool was_armed' "$hdr"; then
+	grep -q -- '-DLTTNG_HRTIMER_START_HAS_WAS_ARMED' "$timer_cmd"
+	tap_result $? "kernel has hrtimer_start(..., was_armed): probe compiled with LTTNG_HRTIMER_START_HAS_WAS_ARMED"
+else
+	! grep -q -- '-DLTTNG_HRTIMER_START_HAS_WAS_ARMED' "$timer_cmd"
+	tap_result $? "kernel has the two-argument hrtimer_start: probe compiled without the was_armed variant"
+fi
+
+# 2. Every module of the package (as its dkms.conf lists them for this
+#    kernel) was built, the timer probe included.
+declared=$(bash -c 'kernelver=$1; kernel_source_dir=$2; dkms_tree=/nonexistent
+	. "$3/dkms.conf" >/dev/null 2>&1
+	printf "%s\n" "${BUILT_MODULE_NAME[@]}"' sh "$DT_KERNEL_RELEASE" \
+	"/usr/src/linux-headers-$DT_KERNEL_RELEASE" "$src" | sort -u)
+built=$(find "$src" -name '*.ko' | sed 's|.*/||; s|\.ko$||' | sort -u)
+missing=$(echo "$declared" | grep -vxF "$built")
+[ -n "$declared" ] && [ -z "$missing" ]
+tap_result $? "all $(echo "$declared" | wc -l) modules declared by the package's dkms.conf are built"
+[ -z "$missing" ] || echo "$missing" | tap_diag_stdin
+echo "$built" | grep -qx lttng-probe-timer
+tap_result $? "lttng-probe-timer.ko is built (no probe left out)"
+tap_diag "$(echo "$built" | wc -l) modules built in all"
+
+# 3. Built for the guests' kernel.
+vm=$(modinfo -F vermagic "$(find "$src" -name lttng-probe-timer.ko)" | cut -d' ' -f1)
+[ "$vm" = "$DT_KERNEL_RELEASE" ]
+tap_result $? "modules carry vermagic $DT_KERNEL_RELEASE (got $vm)"
+
+# 4. A patch that does not apply leaves no tree behind.
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$tmp/in/patches" "$tmp/work"
+cp "$DT_SRCDIR/lttng-modules/SHA256SUMS" "$tmp/in/"
+cp "$DT_BUILDDIR"/lttng-modules/build/*.deb "$tmp/work/"
+printf -- '--- a/Makefile\n+++ b/Makefile\n@@ -1,1 +1,1 @@\n-no such line\n+x\n' \
+	> "$tmp/in/patches/bad.patch"
+cp "$DT_SRCDIR"/lttng-modules/patches/*.patch "$tmp/in/patches/"
+{ cat "$DT_SRCDIR/lttng-modules/patches/series"; echo bad.patch; } > "$tmp/in/patches/series"
+if sh "$DT_SRCDIR/lttng-modules/prepare.sh" "$tmp/in" "$tmp/work" \
+	"$DT_LTTNG_MODULES_DEB_VERSION" "$DT_LTTNG_MODULES_VERSION" \
+	> "$tmp/log" 2>&1; then
+	tap_result 1 "prepare.sh fails when a patch does not apply"
+else
+	grep -q 'bad.patch does not apply' "$tmp/log"
+	tap_result $? "prepare.sh fails when a patch does not apply, naming it"
+fi
+[ ! -e "$tmp/work/src" ] && [ ! -e "$tmp/work/src.tmp" ]
+tap_result $? "... and leaves no half-patched tree"
+tap_done

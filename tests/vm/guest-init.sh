@@ -1,0 +1,49 @@
+#!/bin/sh
+# PID 1 of a test guest once it has switched to the shared root (the
+# host's root, read-only, under a tmpfs overlay). Sets up the machine
+# described by /results/.guest.env (hostname, address on the test LAN,
+# our module tree), runs the guest script, and leaves in /results what
+# the harness checks: status (the script's exit code, written last),
+# dmesg, tainted. No status file means the guest failed.
+PATH=/usr/sbin:/usr/bin:/sbin:/bin
+export PATH
+
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t tmpfs -o mode=1777 tmpfs /tmp
+mount -t tmpfs -o mode=0755 tmpfs /run
+mkdir -p /dev/pts /dev/shm
+mount -t devpts devpts /dev/pts
+mount -t tmpfs tmpfs /dev/shm
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+
+. /results/.guest.env
+
+hostname "$DT_HOST"
+echo "$DT_HOST" > /etc/hostname
+{
+	echo "127.0.0.1 localhost"
+	echo "$DT_HOSTS_LINES" | tr ',' '\n'
+} > /etc/hosts
+
+ip link set lo up
+ip link set eth0 up
+ip addr add "$DT_ADDR/24" dev eth0
+
+# Our modules and the kernel's, with a modules.dep made on the host.
+mount --bind "$DT_MODTREE" "/lib/modules/$(uname -r)"
+
+export HOME=/root DT_HOST DT_ADDR DT_HOSTS DT_INDEX DT_RESULTS=/results
+export DT_SRCDIR DT_BUILDDIR
+cd /tmp
+sh -c ". '$DT_SRCDIR/tests/vm/guest-lib.sh' && . '$DT_SCRIPT'" \
+	> /results/script.log 2>&1 < /dev/null
+rc=$?
+
+dmesg > /results/dmesg
+cat /proc/sys/kernel/tainted > /results/tainted
+echo "$rc" > /results/status
+sync
+# reboot(2) at once: a slower shutdown would tear down the 9p root
+# under this very script.
+exec busybox poweroff -f

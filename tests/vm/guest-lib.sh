@@ -1,0 +1,86 @@
+# Helpers for guest scripts (sourced before the script, in the guest).
+# Results go to $DT_RESULTS/tap as TAP lines without numbers; the host
+# side numbers them and prefixes the guest's name.
+#
+#   check DESC CMD...     run CMD, "ok" if it exits 0
+#   check_fails DESC CMD... "ok" if CMD exits non-zero
+#   ok DESC / not_ok DESC   record a result directly
+#   wait_for SECONDS CMD... poll CMD every 0.2 s until it succeeds
+#   diag TEXT               a comment line in the TAP stream
+#   dt_addr NAME            the LAN address of guest NAME
+
+DT_TAP=$DT_RESULTS/tap
+dt_failures=0
+
+diag() {
+	printf '# %s\n' "$*" | sed '2,$s/^/# /' >> "$DT_TAP"
+}
+
+# printf, not echo: dash's echo would expand backslashes.
+ok() {
+	printf 'ok - %s\n' "$*" | tee -a "$DT_TAP"
+}
+
+not_ok() {
+	printf 'not ok - %s\n' "$*" | tee -a "$DT_TAP"
+	dt_failures=$((dt_failures + 1))
+}
+
+check() {
+	_desc=$1
+	shift
+	if _out=$("$@" 2>&1); then
+		ok "$_desc"
+	else
+		not_ok "$_desc"
+		diag "command: $*"
+		diag "$_out"
+	fi
+}
+
+check_fails() {
+	_desc=$1
+	shift
+	if _out=$("$@" 2>&1); then
+		not_ok "$_desc"
+		diag "command unexpectedly succeeded: $*"
+		diag "$_out"
+	else
+		ok "$_desc"
+	fi
+}
+
+wait_for() {
+	_tries=$(($1 * 5))
+	shift
+	while ! "$@" >/dev/null 2>&1; do
+		_tries=$((_tries - 1))
+		[ "$_tries" -gt 0 ] || return 1
+		sleep 0.2
+	done
+}
+
+dt_addr() {
+	echo "$DT_HOSTS_LINES" | tr ',' '\n' | awk -v h="$1" '$2 == h { print $1 }'
+}
+
+# The guest script's exit status: non-zero if any check failed.
+dt_finish() {
+	[ "$dt_failures" -eq 0 ]
+}
+
+# write_expect FILE DATA ERRNO_TEXT: a write of DATA (printf %b escapes)
+# to FILE fails with the given strerror text, e.g. "Invalid argument".
+write_expect() {
+	_err=$( (/usr/bin/printf "$2" > "$1") 2>&1 >/dev/null)
+	case $_err in
+	*"$3"*) return 0 ;;
+	*) echo "write of '$2' to $1: expected '$3', got '${_err:-success}'"; return 1 ;;
+	esac
+}
+
+# reads_exactly FILE TEXT: FILE's whole content is TEXT plus one newline.
+reads_exactly() {
+	[ "$(od -An -c "$1" | tr -d ' \n')" = "$(printf '%s\n' "$2" | od -An -c | tr -d ' \n')" ] ||
+		{ echo "$1 holds '$(od -An -c "$1")', expected '$2\\n'"; return 1; }
+}

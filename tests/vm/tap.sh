@@ -1,0 +1,38 @@
+# TAP output for host-side test scripts (sourced). Lines from the guests
+# carry no numbers; automake's tap-driver numbers them.
+#
+#   tap_result RC DESC   "ok" if RC is 0
+#   tap_diag TEXT        a comment line; tap_diag_stdin for a pipe
+#   tap_skip_all REASON  skip the whole script
+#   tap_done             print the plan; exit 1 if anything failed
+
+tap_count=0
+tap_failed=0
+
+tap_result() {
+	tap_count=$((tap_count + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $tap_count - $2"
+	else
+		echo "not ok $tap_count - $2"
+		tap_failed=$((tap_failed + 1))
+	fi
+}
+
+tap_diag() {
+	echo "# $*"
+}
+
+tap_diag_stdin() {
+	sed 's/^/# /'
+}
+
+tap_skip_all() {
+	echo "1..0 # SKIP $*"
+	exit 0
+}
+
+tap_done() {
+	echo "1..$tap_count"
+	[ "$tap_failed" -eq 0 ]
+}

@@ -1,0 +1,208 @@
+# The VM harness, host side (sourced by tests and the demo).
+#
+# Boots one QEMU guest per name, all on one virtual LAN that only they
+# can reach: a network namespace made for the run, holding a bridge and
+# one tap per guest, with QEMU itself started inside it. Each guest boots
+# Debian's kernel (the release our modules are built for), shares the
+# host's root read-only over 9p, gets its own writable results folder
+# and runs the same guest script; the script tells guests apart by
+# $DT_HOST. Everything the harness makes (processes, taps, namespace) is
+# removed when the run ends, fails or is interrupted.
+#
+#    netns dtvm-PID
+#   +------------------------------------------------+
+#   |              br0 (no address)                  |
+#   |     tap0            tap1            tap2       |
+#   +------|---------------|---------------|---------+
+#     guest NAME1     guest NAME2     guest NAME3
+#     192.0.2.11      192.0.2.12      192.0.2.13
+#
+#   vm_run OUTDIR SCRIPT NAME...   boot the guests, wait, return 0 if all
+#                                  guests ran SCRIPT to exit status 0
+#   vm_report OUTDIR NAME...       print each guest's results as TAP
+#
+# Settings (environment): DT_VM_TIMEOUT (seconds per guest, default
+# 600), DT_VM_MEM (MiB, default 1536), DT_VM_SMP (default 2),
+# DT_VM_ACCEL (tcg by default; kvm as an opt-in: nested KVM hangs on
+# some hosts), DT_VM_KEEP=1 to keep the namespace for debugging.
+#
+# Needs: tests/vm/config.sh sourced first (paths made by configure).
+
+vm_ns=
+vm_pids=
+
+vm_cleanup() {
+	for _p in $vm_pids; do
+		kill "$_p" 2>/dev/null
+	done
+	for _f in "$vm_out"/*/qemu.pid; do
+		[ -f "$_f" ] && kill -9 "$(cat "$_f")" 2>/dev/null
+	done
+	for _p in $vm_pids; do
+		wait "$_p" 2>/dev/null
+	done
+	vm_pids=
+	if [ -n "$vm_ns" ] && [ "${DT_VM_KEEP:-0}" != 1 ]; then
+		ip netns del "$vm_ns" 2>/dev/null
+	fi
+	vm_ns=
+}
+
+vm_die() {
+	echo "vm: $*" >&2
+	vm_cleanup
+	return 1
+}
+
+vm_addr() {
+	echo "192.0.2.$((11 + $1))"
+}
+
+vm_net_up() {
+	vm_ns=dtvm-$$
+	ip netns add "$vm_ns" || return 1
+	ip -n "$vm_ns" link set lo up &&
+		ip -n "$vm_ns" link add br0 type bridge &&
+		ip -n "$vm_ns" link set br0 up
+}
+
+vm_tap_add() {
+	ip -n "$vm_ns" tuntap add "tap$1" mode tap &&
+		ip -n "$vm_ns" link set "tap$1" master br0 &&
+		ip -n "$vm_ns" link set "tap$1" up
+}
+
+vm_accel_args() {
+	case ${DT_VM_ACCEL:-tcg} in
+	tcg) echo "-accel tcg -cpu max" ;;
+	kvm) echo "-accel kvm -cpu host" ;;
+	*) echo "vm: DT_VM_ACCEL must be tcg or kvm" >&2; return 1 ;;
+	esac
+}
+
+# vm_guest_env INDEX NAME SCRIPT HOSTLINES: the guest's configuration.
+vm_guest_env() {
+	cat <<ENV
+DT_INDEX=$1
+DT_HOST=$2
+DT_ADDR=$(vm_addr "$1")
+DT_SCRIPT='$3'
+DT_HOSTS='$vm_names'
+DT_HOSTS_LINES='$4'
+DT_MODTREE='$DT_VM_MODTREE'
+DT_SRCDIR='$DT_SRCDIR'
+DT_BUILDDIR='$DT_BUILDDIR'
+ENV
+}
+
+# vm_start INDEX NAME: boot one guest in the background.
+vm_start() {
+	_res=$vm_out/$2
+	_mac=$(printf '52:54:00:d7:00:%02x' "$(($1 + 1))")
+	# shellcheck disable=SC2046
+	ip netns exec "$vm_ns" timeout -k 10 "${DT_VM_TIMEOUT:-600}" \
+		"$DT_QEMU" $(vm_accel_args) -m "${DT_VM_MEM:-1536}" \
+		-smp "${DT_VM_SMP:-2}" -nodefaults -display none -monitor none \
+		-no-reboot -pidfile "$_res/qemu.pid" \
+		-serial "file:$_res/console.log" \
+		-kernel "$DT_KERNEL_IMAGE" -initrd "$DT_VM_INITRAMFS" \
+		-append "console=ttyS0 panic=-1 panic_on_warn=1 oops=panic quiet" \
+		-virtfs "local,path=/,mount_tag=root,security_model=none,readonly=on,multidevs=remap" \
+		-virtfs "local,path=$_res,mount_tag=results,security_model=none" \
+		-netdev "tap,id=n0,ifname=tap$1,script=no,downscript=no" \
+		-device "virtio-net-pci,netdev=n0,mac=$_mac" \
+		-device virtio-rng-pci \
+		> "$_res/qemu.log" 2>&1 &
+	vm_pids="$vm_pids $!"
+}
+
+vm_run() {
+	vm_out=$1
+	_script=$2
+	shift 2
+	vm_names=$*
+	[ "$(id -u)" = 0 ] || { echo "vm: must run as root" >&2; return 1; }
+	[ -r "$DT_KERNEL_IMAGE" ] || { echo "vm: no kernel image $DT_KERNEL_IMAGE (Debian package: linux-image-amd64)" >&2; return 1; }
+	[ -f "$DT_VM_INITRAMFS" ] || { echo "vm: $DT_VM_INITRAMFS missing: run make check" >&2; return 1; }
+	[ -d "$DT_VM_MODTREE" ] || { echo "vm: $DT_VM_MODTREE missing: run make check" >&2; return 1; }
+	vm_accel_args > /dev/null || return 1
+
+	trap 'vm_cleanup; exit 130' INT TERM HUP
+	vm_net_up || { vm_die "cannot create the test network namespace"; return 1; }
+
+	_lines= _i=0
+	for _n in $vm_names; do
+		_lines="$_lines${_lines:+,}$(vm_addr $_i) $_n"
+		_i=$((_i + 1))
+	done
+	_i=0
+	for _n in $vm_names; do
+		rm -rf "${vm_out:?}/$_n"
+		mkdir -p "$vm_out/$_n"
+		vm_guest_env "$_i" "$_n" "$_script" "$_lines" > "$vm_out/$_n/.guest.env"
+		cp "$DT_SRCDIR/tests/vm/guest-init.sh" "$vm_out/$_n/.guest-init"
+		vm_tap_add "$_i" || { vm_die "cannot create tap$_i"; return 1; }
+		vm_start "$_i" "$_n"
+		_i=$((_i + 1))
+	done
+	for _p in $vm_pids; do
+		wait "$_p"
+	done
+	vm_pids=
+	vm_cleanup
+	trap - INT TERM HUP
+
+	_rc=0
+	for _n in $vm_names; do
+		[ "$(cat "$vm_out/$_n/status" 2>/dev/null)" = 0 ] || _rc=1
+	done
+	return $_rc
+}
+
+# vm_log_problems NAME: kernel log lines that fail a run. Taint bits
+# other than O (out-of-tree module, 4096) and E (unsigned module, 8192)
+# count too: those two are what loading our own modules always sets.
+vm_log_problems() {
+	_res=$vm_out/$1
+	cat "$_res/console.log" "$_res/dmesg" 2>/dev/null |
+		grep -E 'BUG:|WARNING:|Oops|Kernel panic|general protection|Call Trace' |
+		sort -u
+	_t=$(cat "$_res/tainted" 2>/dev/null || echo 0)
+	if [ $((_t & ~(4096 | 8192))) -ne 0 ]; then
+		echo "kernel tainted: $_t"
+	fi
+}
+
+vm_report() {
+	vm_out=$1
+	shift
+	for _n in "$@"; do
+		_res=$vm_out/$_n
+		[ -f "$_res/tap" ] && while IFS= read -r _line; do
+			case $_line in
+			"ok - "*) tap_result 0 "[$_n] ${_line#ok - }" ;;
+			"not ok - "*) tap_result 1 "[$_n] ${_line#not ok - }" ;;
+			*) echo "$_line" ;;
+			esac
+		done < "$_res/tap"
+		_st=$(cat "$_res/status" 2>/dev/null)
+		if [ "$_st" = 0 ]; then
+			tap_result 0 "[$_n] guest script ran to its end and exited 0"
+		elif [ -n "$_st" ]; then
+			tap_result 1 "[$_n] guest script ran to its end and exited 0"
+			tap_diag "exit status $_st; the script's output ends with:"
+			tail -n 20 "$_res/script.log" 2>/dev/null | tap_diag_stdin
+		else
+			tap_result 1 "[$_n] guest script ran to its end and exited 0"
+			tap_diag "no status: the guest crashed, hung or timed out; console:"
+			tail -n 30 "$_res/console.log" 2>/dev/null | tap_diag_stdin
+		fi
+		_probs=$(vm_log_problems "$_n")
+		if [ -z "$_probs" ]; then
+			tap_result 0 "[$_n] kernel log clean, no taint from our code"
+		else
+			tap_result 1 "[$_n] kernel log clean, no taint from our code"
+			echo "$_probs" | tap_diag_stdin
+		fi
+	done
+}
