@@ -9,8 +9,19 @@ check "the patched timer probe is loaded" grep -q '^lttng_probe_timer ' /proc/mo
 check "lttng list -k shows timer_hrtimer_start" \
 	sh -c 'lttng list -k | grep -q "timer_hrtimer_start "'
 
+# Every probe module of the fork loads into this kernel (the ones built
+# from Debian's linux-source headers included).
+failed=
+for ko in /lib/modules/$(uname -r)/extra/lttng/lttng-probe-*.ko; do
+	m=$(basename "$ko" .ko)
+	modprobe "$m" 2> /tmp/modprobe.err || failed="$failed $m($(head -c 120 /tmp/modprobe.err))"
+done
+n=$(ls /lib/modules/$(uname -r)/extra/lttng/lttng-probe-*.ko | wc -l)
+[ -z "$failed" ] && ok "all $n probe modules load" ||
+	{ not_ok "all $n probe modules load"; diag "failed:$failed"; }
+
 check "kernel session created" lttng create fork --output="$trace"
-check "events enabled" lttng enable-event -k timer_hrtimer_start,sched_switch
+check "events enabled" lttng enable-event -k timer_hrtimer_start,sched_switch,kmem_kmalloc
 check "syscalls enabled" lttng enable-event -k --syscall --all
 check "session started" lttng start
 # Work that arms hrtimers (sleeps), switches tasks and makes syscalls.
@@ -32,6 +43,9 @@ n=$(count timer_hrtimer_start)
 [ "$n" -gt 0 ] && ok "timer_hrtimer_start recorded ($n)" || not_ok "timer_hrtimer_start recorded"
 n=$(count sched_switch)
 [ "$n" -gt 0 ] && ok "sched_switch recorded ($n)" || not_ok "sched_switch recorded"
+n=$(count kmem_kmalloc)
+[ "$n" -gt 0 ] && ok "kmem_kmalloc recorded ($n; its probe needs mm/slab.h from linux-source)" ||
+	not_ok "kmem_kmalloc recorded"
 n=$(grep -c ' syscall_entry_' /tmp/trace.txt)
 [ "$n" -gt 0 ] && ok "syscall entries recorded ($n)" || not_ok "syscall entries recorded"
 n=$(grep -c ' syscall_exit_' /tmp/trace.txt)

@@ -19,6 +19,17 @@ mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 
 . /results/.guest.env
 
+# A source or build folder under /tmp (a CI clone, say) is hidden by the
+# guest's own /tmp: bind it back from the host's root.
+for d in "$DT_SRCDIR" "$DT_BUILDDIR"; do
+	case $d in
+	/tmp/*)
+		mkdir -p "$d"
+		mountpoint -q "$d" || mount --bind "/.dt-host$d" "$d"
+		;;
+	esac
+done
+
 hostname "$DT_HOST"
 echo "$DT_HOST" > /etc/hostname
 {

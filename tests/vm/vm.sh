@@ -36,7 +36,7 @@ vm_cleanup() {
 		kill "$_p" 2>/dev/null
 	done
 	for _f in "$vm_out"/*/qemu.pid; do
-		[ -f "$_f" ] && kill -9 "$(cat "$_f")" 2>/dev/null
+		[ -f "$_f" ] && kill -9 "$(cat "$_f" 2>/dev/null)" 2>/dev/null
 	done
 	for _p in $vm_pids; do
 		wait "$_p" 2>/dev/null

@@ -1,0 +1,65 @@
+#!/bin/sh
+# Kernel-internal headers for the probes that need them. Debian's
+# linux-headers packages hold the kernel's public headers only, so
+# lttng-modules' Kbuild leaves out the kmem, kvm-x86, btrfs, compaction,
+# ext4 and regmap probes ("Use full kernel source tree to enable it").
+# This extracts the few internal headers they use from Debian's
+# linux-source package of exactly the headers' version (downloaded with
+# apt-get, which checks it against the signed archive; never installed)
+# into OUTDIR, laid out at their kernel paths. Patch 0002 of the fork
+# lets Kbuild search there.
+#
+# usage: kernel-private.sh OUTDIR KERNEL_BUILD
+# OUTDIR appears only when complete; it is reused while its version
+# matches the headers'.
+set -eu
+
+out=$1 kbuild=$2
+
+die() {
+	echo "lttng-modules/kernel-private.sh: $*" >&2
+	exit 1
+}
+
+hpkg=$(dpkg-query -S "$(readlink -f "$kbuild")" 2>/dev/null | head -n 1 | cut -d: -f1)
+[ -n "$hpkg" ] || die "$kbuild belongs to no Debian package; pass a full kernel source tree to configure --with-kernel-private=DIR"
+ver=$(dpkg-query -W -f='${Version}' "$hpkg")
+series=$(echo "$ver" | sed -n 's/^\([0-9]*\.[0-9]*\)\..*/\1/p')
+src=linux-source-$series
+
+if [ "$(cat "$out/.version" 2>/dev/null)" = "$src=$ver" ]; then
+	exit 0
+fi
+
+tmp=$out.tmp
+rm -rf "$tmp"
+mkdir -p "$tmp"
+cd "$tmp"
+echo "  GET      $src=$ver (internal headers for the kmem, kvm, btrfs, compaction, ext4, regmap probes)"
+apt-get download -q "$src=$ver" >/dev/null 2>apt-get.log ||
+	{ [ "$(id -u)" = 0 ] && apt-get update -q >/dev/null 2>&1 &&
+	  apt-get download -q "$src=$ver" >/dev/null 2>apt-get.log; } ||
+	die "cannot download $src=$ver, the source of $hpkg ($(tail -n 1 apt-get.log))." \
+	    "If Debian has moved on, upgrade the kernel headers (apt-get install" \
+	    "linux-headers-amd64 linux-image-amd64) and run configure again."
+
+top=$src
+dpkg-deb --fsys-tarfile "${src}_"*.deb | tar -xO "./usr/src/$src.tar.xz" |
+	xz -dc | tar -x --wildcards \
+		"$top/mm/*.h" "$top/fs/btrfs/*.h" "$top/fs/ext4/*.h" \
+		"$top/arch/x86/kvm/*.h" "$top/virt/kvm/*.h" \
+		"$top/drivers/base/regmap/*.h" ||
+	die "cannot extract the headers from $src=$ver"
+rm -f ./*.deb apt-get.log
+for f in mm/slab.h mm/internal.h fs/ext4/ext4.h fs/btrfs/ctree.h \
+	arch/x86/kvm/lapic.h drivers/base/regmap/trace.h; do
+	[ -f "$top/$f" ] || die "$src=$ver has no $f"
+done
+# The probes reach these headers as <../fs/ext4/ext4.h> and
+# <../../mm/slab.h>, i.e. from include/ and include/uapi/.
+mkdir -p "$top/include/uapi"
+echo "$src=$ver" > "$top/.version"
+cd - >/dev/null
+rm -rf "$out"
+mv "$tmp/$top" "$out"
+rm -rf "$tmp"

@@ -1,0 +1,64 @@
+#!/bin/sh
+# The harness itself: it reports each guest's own exit status, enforces
+# the per-guest timeout, and leaves no QEMU process, tap or namespace
+# behind, whether the guests pass, fail, hang or the run is killed.
+. "$DT_BUILDDIR/tests/vm/config.sh"
+. "$DT_SRCDIR/tests/vm/tap.sh"
+. "$DT_SRCDIR/tests/vm/vm.sh"
+
+out=$DT_BUILDDIR/tests/out/harness
+script=$DT_SRCDIR/tests/kernel/guest-harness.sh
+
+leftovers() {
+	ip netns list | grep -w "$1"
+	pgrep -af "qemu-system.*$2" | grep -v pgrep
+}
+
+# 1. Three guests: one passes, one fails with status 3, one hangs.
+start=$(date +%s)
+DT_VM_TIMEOUT=45 vm_run "$out" "$script" h-ok h-fail h-hang
+rc=$?
+took=$(($(date +%s) - start))
+[ $rc -ne 0 ]
+tap_result $? "vm_run fails when a guest fails"
+[ "$(cat "$out/h-ok/status" 2>/dev/null)" = 0 ]
+tap_result $? "the passing guest's status is 0"
+[ "$(cat "$out/h-fail/status" 2>/dev/null)" = 3 ]
+tap_result $? "the failing guest's own exit status (3) is reported"
+grep -qx 'ok - h-ok ran its script' "$out/h-ok/tap"
+tap_result $? "the guest's results folder holds its TAP lines"
+[ ! -e "$out/h-hang/status" ] && [ "$took" -lt 100 ]
+tap_result $? "the hanging guest is stopped by the timeout ($took s, limit 45 s) and has no status"
+vm_out=$out
+[ -z "$(vm_log_problems h-ok)" ]
+tap_result $? "a clean guest's kernel log passes the log check"
+probs=$(leftovers "dtvm-$$" "$out/")
+[ -z "$probs" ]
+tap_result $? "no namespace or QEMU process left after the run"
+[ -z "$probs" ] || echo "$probs" | tap_diag_stdin
+
+# 2. A run killed (SIGTERM, as from Ctrl-C's INT in a terminal) while its
+#    guest boots still cleans up.
+out2=$DT_BUILDDIR/tests/out/harness-killed
+rm -rf "$out2"
+sh -c ". '$DT_BUILDDIR/tests/vm/config.sh'; . '$DT_SRCDIR/tests/vm/tap.sh'
+	. '$DT_SRCDIR/tests/vm/vm.sh'; vm_run '$out2' '$script' h-hang" &
+child=$!
+i=0
+while [ $i -lt 300 ] && [ ! -s "$out2/h-hang/qemu.pid" ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+[ -s "$out2/h-hang/qemu.pid" ] && ip netns list | grep -qw "dtvm-$child"
+tap_result $? "a second run started its guest in namespace dtvm-$child"
+sleep 2
+kill -TERM $child
+wait $child
+rc=$?
+[ $rc -ne 0 ]
+tap_result $? "the killed run exits non-zero ($rc)"
+probs=$(leftovers "dtvm-$child" "$out2/")
+[ -z "$probs" ]
+tap_result $? "no namespace or QEMU process left after the kill"
+[ -z "$probs" ] || echo "$probs" | tap_diag_stdin
+tap_done
