@@ -7,7 +7,8 @@
 # linux-source package of exactly the headers' version (downloaded with
 # apt-get, which checks it against the signed archive; never installed)
 # into OUTDIR, laid out at their kernel paths. Patch 0002 of the fork
-# lets Kbuild search there.
+# lets Kbuild search there. The kernel's scripts/checkpatch.pl (which the
+# headers package lacks too) comes along for the style test.
 #
 # usage: kernel-private.sh OUTDIR KERNEL_BUILD
 # OUTDIR appears only when complete; it is reused while its version
@@ -27,7 +28,8 @@ ver=$(dpkg-query -W -f='${Version}' "$hpkg")
 series=$(echo "$ver" | sed -n 's/^\([0-9]*\.[0-9]*\)\..*/\1/p')
 src=linux-source-$series
 
-if [ "$(cat "$out/.version" 2>/dev/null)" = "$src=$ver" ]; then
+stamp="$src=$ver headers+checkpatch"
+if [ "$(cat "$out/.version" 2>/dev/null)" = "$stamp" ]; then
 	exit 0
 fi
 
@@ -48,17 +50,19 @@ dpkg-deb --fsys-tarfile "${src}_"*.deb | tar -xO "./usr/src/$src.tar.xz" |
 	xz -dc | tar -x --wildcards \
 		"$top/mm/*.h" "$top/fs/btrfs/*.h" "$top/fs/ext4/*.h" \
 		"$top/arch/x86/kvm/*.h" "$top/virt/kvm/*.h" \
-		"$top/drivers/base/regmap/*.h" ||
+		"$top/drivers/base/regmap/*.h" \
+		"$top/scripts/checkpatch.pl" "$top/scripts/spelling.txt" \
+		"$top/scripts/const_structs.checkpatch" ||
 	die "cannot extract the headers from $src=$ver"
 rm -f ./*.deb apt-get.log
 for f in mm/slab.h mm/internal.h fs/ext4/ext4.h fs/btrfs/ctree.h \
-	arch/x86/kvm/lapic.h drivers/base/regmap/trace.h; do
+	arch/x86/kvm/lapic.h drivers/base/regmap/trace.h scripts/checkpatch.pl; do
 	[ -f "$top/$f" ] || die "$src=$ver has no $f"
 done
 # The probes reach these headers as <../fs/ext4/ext4.h> and
 # <../../mm/slab.h>, i.e. from include/ and include/uapi/.
 mkdir -p "$top/include/uapi"
-echo "$src=$ver" > "$top/.version"
+echo "$stamp" > "$top/.version"
 cd - >/dev/null
 rm -rf "$out"
 mv "$tmp/$top" "$out"

@@ -1,0 +1,20 @@
+#!/bin/sh
+# dtracer.ko follows the kernel's coding style: the kernel's own
+# scripts/checkpatch.pl (--strict) on every source file of the module.
+. "$DT_BUILDDIR/tests/vm/config.sh"
+. "$DT_SRCDIR/tests/vm/tap.sh"
+
+cp=$DT_KERNEL_PRIVATE/scripts/checkpatch.pl
+[ -f "$cp" ] || { echo "Bail out! no $cp (run make)"; exit 1; }
+
+for f in "$DT_SRCDIR"/dtracer/*.c "$DT_SRCDIR"/dtracer/*.h; do
+	case $f in *.mod.c) continue ;; esac
+	out=$(perl "$cp" --no-tree --strict --quiet --no-summary -f "$f" 2>&1)
+	if [ $? -eq 0 ] && [ -z "$out" ]; then
+		tap_result 0 "checkpatch --strict: ${f#"$DT_SRCDIR"/}"
+	else
+		tap_result 1 "checkpatch --strict: ${f#"$DT_SRCDIR"/}"
+		echo "$out" | tap_diag_stdin
+	fi
+done
+tap_done
