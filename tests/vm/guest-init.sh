@@ -3,8 +3,9 @@
 # host's root, read-only, under a tmpfs overlay). Sets up the machine
 # described by /results/.guest.env (hostname, address on the test LAN,
 # our module tree), runs the guest script, and leaves in /results what
-# the harness checks: status (the script's exit code, written last),
-# dmesg, tainted. No status file means the guest failed.
+# the harness checks: started (written before the script runs), status
+# (the script's exit code, written last), dmesg, tainted. No status file
+# means the guest failed.
 PATH=/usr/sbin:/usr/bin:/sbin:/bin
 export PATH
 
@@ -43,6 +44,9 @@ ip addr add "$DT_ADDR/24" dev eth0
 
 # Our modules and the kernel's, with a modules.dep made on the host.
 mount --bind "$DT_MODTREE" "/lib/modules/$(uname -r)"
+
+# Tells the harness the guest got as far as its script.
+uname -r > /results/started
 
 export HOME=/root DT_HOST DT_ADDR DT_HOSTS DT_INDEX DT_RESULTS=/results
 export DT_SRCDIR DT_BUILDDIR

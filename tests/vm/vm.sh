@@ -194,7 +194,11 @@ vm_report() {
 			tail -n 20 "$_res/script.log" 2>/dev/null | tap_diag_stdin
 		else
 			tap_result 1 "[$_n] guest script ran to its end and exited 0"
-			tap_diag "no status: the guest crashed, hung or timed out; console:"
+			if [ -e "$_res/started" ]; then
+				tap_diag "no status: the guest crashed, hung or timed out in its script; console:"
+			else
+				tap_diag "no status: the guest never reached its script; console:"
+			fi
 			tail -n 30 "$_res/console.log" 2>/dev/null | tap_diag_stdin
 		fi
 		_probs=$(vm_log_problems "$_n")
