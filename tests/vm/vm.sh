@@ -201,7 +201,11 @@ vm_report() {
 			fi
 			tail -n 30 "$_res/console.log" 2>/dev/null | tap_diag_stdin
 		fi
-		_probs=$(vm_log_problems "$_n")
+		if [ -e "$_res/console.log" ]; then
+			_probs=$(vm_log_problems "$_n")
+		else
+			_probs="no kernel log: the guest never ran"
+		fi
 		if [ -z "$_probs" ]; then
 			tap_result 0 "[$_n] kernel log clean, no taint from our code"
 		else
