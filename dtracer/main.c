@@ -13,13 +13,10 @@ static int __init dt_init(void)
 
 	ret = dt_control_init();
 	if (ret)
-		goto err_control;
+		return ret;
 
 	pr_info("loaded\n");
 	return 0;
-
-err_control:
-	return ret;
 }
 
 static void __exit dt_exit(void)

@@ -21,6 +21,9 @@ die() {
 	exit 1
 }
 
+grep -q -F "  $deb" "$srcdir/SHA256SUMS" ||
+	die "no sha256 pinned for $deb in $srcdir/SHA256SUMS"
+
 mkdir -p "$work"
 cd "$work"
 
