@@ -14,8 +14,10 @@ leftovers() {
 	pgrep -af "qemu-system.*$2" | grep -v pgrep
 }
 
-# 1. Two guests: one passes, one fails with status 3.
-vm_run "$out" "$script" h-ok h-fail
+# 1. Three guests: one passes, one fails with status 3, one runs a script
+#    of its own.
+own=$DT_SRCDIR/tests/kernel/guest-harness-own.sh
+vm_run "$out" "$script" h-ok h-fail "h-own=$own"
 rc=$?
 [ $rc -ne 0 ]
 tap_result $? "vm_run fails when a guest fails"
@@ -25,6 +27,9 @@ tap_result $? "the passing guest's status is 0"
 tap_result $? "the failing guest's own exit status (3) is reported"
 grep -qx 'ok - h-ok ran its script' "$out/h-ok/tap"
 tap_result $? "the guest's results folder holds its TAP lines"
+[ "$(cat "$out/h-own/status" 2>/dev/null)" = 0 ] &&
+	grep -qx 'ok - h-own ran its own script, peers: h-ok h-fail h-own' "$out/h-own/tap"
+tap_result $? "a guest given its own script runs that one, and knows its peers"
 vm_out=$out
 [ -z "$(vm_log_problems h-ok)" ]
 tap_result $? "a clean guest's kernel log passes the log check"
@@ -35,11 +40,11 @@ tap_result $? "no namespace or QEMU process left after the run"
 
 # 2. A guest that hangs is stopped by the per-guest timeout.
 start=$(date +%s)
-DT_VM_TIMEOUT=30 vm_run "$out" "$script" h-hang
+DT_VM_TIMEOUT=60 vm_run "$out" "$script" h-hang
 rc=$?
 took=$(($(date +%s) - start))
-[ $rc -ne 0 ] && [ ! -e "$out/h-hang/status" ] && [ "$took" -lt 60 ]
-tap_result $? "a hanging guest is stopped by the timeout ($took s, limit 30 s) and fails the run"
+[ $rc -ne 0 ] && [ ! -e "$out/h-hang/status" ] && [ "$took" -lt 120 ]
+tap_result $? "a hanging guest is stopped by the timeout ($took s, limit 60 s) and fails the run"
 [ -e "$out/h-hang/started" ]
 tap_result $? "... after it had booted and started its script"
 probs=$(leftovers "dtvm-$$" "$out/")

@@ -48,7 +48,7 @@ mount --bind "$DT_MODTREE" "/lib/modules/$(uname -r)"
 # Tells the harness the guest got as far as its script.
 uname -r > /results/started
 
-export HOME=/root DT_HOST DT_ADDR DT_HOSTS DT_INDEX DT_RESULTS=/results
+export HOME=/root DT_HOST DT_ADDR DT_HOSTS DT_HOSTS_LINES DT_INDEX DT_RESULTS=/results
 export DT_SRCDIR DT_BUILDDIR
 cd /tmp
 sh -c ". '$DT_SRCDIR/tests/vm/guest-lib.sh' && . '$DT_SCRIPT'" \

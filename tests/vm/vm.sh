@@ -5,8 +5,8 @@
 # one tap per guest, with QEMU itself started inside it. Each guest boots
 # Debian's kernel (the release our modules are built for), shares the
 # host's root read-only over 9p, gets its own writable results folder
-# and runs the same guest script; the script tells guests apart by
-# $DT_HOST. Everything the harness makes (processes, taps, namespace) is
+# and runs a guest script: one shared by all guests (which tell each
+# other apart by $DT_HOST) or its own. Everything the harness makes (processes, taps, namespace) is
 # removed when the run ends, fails or is interrupted.
 #
 #    netns dtvm-PID
@@ -17,8 +17,11 @@
 #     guest NAME1     guest NAME2     guest NAME3
 #     192.0.2.11      192.0.2.12      192.0.2.13
 #
-#   vm_run OUTDIR SCRIPT NAME...   boot the guests, wait, return 0 if all
-#                                  guests ran SCRIPT to exit status 0
+#   vm_run OUTDIR SCRIPT NAME[=OWN_SCRIPT]...
+#                                  boot the guests, wait, return 0 if all
+#                                  guests ran their script (SCRIPT, or
+#                                  OWN_SCRIPT where given) to status 0.
+#                                  Each guest's files: OUTDIR/NAME/
 #   vm_report OUTDIR NAME...       print each guest's results as TAP
 #
 # Settings (environment): DT_VM_TIMEOUT (seconds per guest, default
@@ -120,7 +123,11 @@ vm_run() {
 	vm_out=$1
 	_script=$2
 	shift 2
-	vm_names=$*
+	vm_specs=$*
+	vm_names=
+	for _s in $vm_specs; do
+		vm_names="$vm_names${vm_names:+ }${_s%%=*}"
+	done
 	[ "$(id -u)" = 0 ] || { echo "vm: must run as root" >&2; return 1; }
 	[ -r "$DT_KERNEL_IMAGE" ] || { echo "vm: no kernel image $DT_KERNEL_IMAGE (Debian package: linux-image-amd64)" >&2; return 1; }
 	[ -f "$DT_VM_INITRAMFS" ] || { echo "vm: $DT_VM_INITRAMFS missing: run make check" >&2; return 1; }
@@ -136,10 +143,13 @@ vm_run() {
 		_i=$((_i + 1))
 	done
 	_i=0
-	for _n in $vm_names; do
+	for _s in $vm_specs; do
+		_n=${_s%%=*}
+		_own=$_script
+		case $_s in *=*) _own=${_s#*=} ;; esac
 		rm -rf "${vm_out:?}/$_n"
 		mkdir -p "$vm_out/$_n"
-		vm_guest_env "$_i" "$_n" "$_script" "$_lines" > "$vm_out/$_n/.guest.env"
+		vm_guest_env "$_i" "$_n" "$_own" "$_lines" > "$vm_out/$_n/.guest.env"
 		cp "$DT_SRCDIR/tests/vm/guest-init.sh" "$vm_out/$_n/.guest-init"
 		vm_tap_add "$_i" || { vm_die "cannot create tap$_i"; return 1; }
 		vm_start "$_i" "$_n"
