@@ -1,7 +1,8 @@
 #!/bin/sh
 # The lttng-modules fork as built here (host side, no guest needed):
 # the hrtimer_start probe was detected from the headers and compiled in,
-# every module the Debian package declares was built for our kernel, and
+# every probe that applies to this kernel was built (and everything the
+# package's dkms.conf declares), for the guests' kernel release, and
 # prepare.sh leaves nothing half-patched when a patch does not apply.
 . "$DT_BUILDDIR/tests/vm/config.sh"
 . "$DT_SRCDIR/tests/vm/tap.sh"
