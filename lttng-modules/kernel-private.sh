@@ -10,21 +10,23 @@
 # lets Kbuild search there. The kernel's scripts/checkpatch.pl (which the
 # headers package lacks too) comes along for the style test.
 #
-# usage: kernel-private.sh OUTDIR KERNEL_BUILD
+# usage: kernel-private.sh OUTDIR HEADERS_PACKAGE
+#   HEADERS_PACKAGE  the Debian package of the kernel headers in use, as
+#                    configure found it (e.g. linux-headers-6.1.0-56-amd64)
 # OUTDIR appears only when complete; it is reused while its version
 # matches the headers'.
 set -eu
 
-out=$1 kbuild=$2
+here=$(cd "$(dirname "$0")" && pwd)
+out=$1 hpkg=$2
 
 die() {
 	echo "lttng-modules/kernel-private.sh: $*" >&2
 	exit 1
 }
 
-hpkg=$(dpkg-query -S "$(readlink -f "$kbuild")" 2>/dev/null | head -n 1 | cut -d: -f1)
-[ -n "$hpkg" ] || die "$kbuild belongs to no Debian package; pass a full kernel source tree to configure --with-kernel-private=DIR"
-ver=$(dpkg-query -W -f='${Version}' "$hpkg")
+ver=$(dpkg-query -W -f='${Version}' "$hpkg") ||
+	die "$hpkg is not installed; run configure again"
 series=$(echo "$ver" | sed -n 's/^\([0-9]*\.[0-9]*\)\..*/\1/p')
 src=linux-source-$series
 
@@ -38,10 +40,8 @@ rm -rf "$tmp"
 mkdir -p "$tmp"
 cd "$tmp"
 echo "  GET      $src=$ver (internal headers for the kmem, kvm, btrfs, compaction, ext4, regmap probes)"
-apt-get download -q "$src=$ver" >/dev/null 2>apt-get.log ||
-	{ [ "$(id -u)" = 0 ] && apt-get update -q >/dev/null 2>&1 &&
-	  apt-get download -q "$src=$ver" >/dev/null 2>apt-get.log; } ||
-	die "cannot download $src=$ver, the source of $hpkg ($(tail -n 1 apt-get.log))." \
+err=$(sh "$here/apt-download.sh" "$src=$ver") ||
+	die "cannot download $src=$ver, the source of $hpkg ($err)." \
 	    "If Debian has moved on, upgrade the kernel headers (apt-get install" \
 	    "linux-headers-amd64 linux-image-amd64) and run configure again."
 
@@ -54,7 +54,7 @@ dpkg-deb --fsys-tarfile "${src}_"*.deb | tar -xO "./usr/src/$src.tar.xz" |
 		"$top/scripts/checkpatch.pl" "$top/scripts/spelling.txt" \
 		"$top/scripts/const_structs.checkpatch" ||
 	die "cannot extract the headers from $src=$ver"
-rm -f ./*.deb apt-get.log
+rm -f ./*.deb
 for f in mm/slab.h mm/internal.h fs/ext4/ext4.h fs/btrfs/ctree.h \
 	arch/x86/kvm/lapic.h drivers/base/regmap/trace.h scripts/checkpatch.pl; do
 	[ -f "$top/$f" ] || die "$src=$ver has no $f"

@@ -30,12 +30,8 @@ cd "$work"
 if ! (grep -F "  $deb" "$srcdir/SHA256SUMS" | sha256sum -c --status) 2>/dev/null; then
 	rm -f "$deb"
 	echo "  GET      $deb"
-	# Package lists may be stale or missing: refresh them once (as root).
-	apt-get download -q "lttng-modules-dkms=$debver" >/dev/null 2>apt-get.log ||
-		{ [ "$(id -u)" = 0 ] && apt-get update -q >/dev/null 2>&1 &&
-		  apt-get download -q "lttng-modules-dkms=$debver" >/dev/null 2>apt-get.log; } ||
-		die "cannot download lttng-modules-dkms=$debver with apt-get download" \
-		    "($(tail -n 1 apt-get.log)); run 'apt-get update' first. If Debian" \
+	err=$(sh "$srcdir/apt-download.sh" "lttng-modules-dkms=$debver") ||
+		die "cannot download lttng-modules-dkms=$debver ($err). If Debian" \
 		    "no longer serves this version, check the new one and update" \
 		    "SHA256SUMS, configure.ac and the patches."
 	grep -F "  $deb" "$srcdir/SHA256SUMS" | sha256sum -c --status ||

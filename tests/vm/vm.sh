@@ -6,8 +6,9 @@
 # Debian's kernel (the release our modules are built for), shares the
 # host's root read-only over 9p, gets its own writable results folder
 # and runs a guest script: one shared by all guests (which tell each
-# other apart by $DT_HOST) or its own. Everything the harness makes (processes, taps, namespace) is
-# removed when the run ends, fails or is interrupted.
+# other apart by $DT_HOST) or its own. Everything the harness makes
+# (processes, taps, namespace) is removed when the run ends, fails or is
+# interrupted.
 #
 #    netns dtvm-PID
 #   +------------------------------------------------+
