@@ -2,16 +2,24 @@
 /*
  * The control interface: /sys/distributed-tracer/.
  *
- *   probe  rw  "1" arms dtracer's hooks, "0" disarms them
- *   trace  r   "1" while dt_trace_active is non-zero, else "0"
+ *   add_pid      w   flag these thread ids (manual)
+ *   remove_pid   w   unflag these thread ids
+ *   list_pid     r   every flagged thread: "TID PID REASON [DETAIL]"
+ *   probe        rw  "1" arms the packet hooks, "0" disarms them
+ *   trace        r   "1" while dt_trace_active is non-zero, else "0"
+ *   inherit      rw  "1": children of flagged threads are flagged
+ *   max_threads  rw  size limit of the thread table
+ *   max_sockets  rw  size limit of the socket table
+ *   stats        r   "name value" lines: counters and table sizes
  *
  * Every read ends with a newline; every bad write returns an errno and
- * changes nothing. Write permission is root's only (mode 0644).
+ * changes nothing. Writes are root's only (the file modes).
  */
 #include "dtracer.h"
 #include "parse.h"
 
 #include <linux/kobject.h>
+#include <linux/slab.h>
 #include <linux/sysfs.h>
 
 static struct kobject *dt_kobj;
@@ -41,12 +49,139 @@ static ssize_t trace_show(struct kobject *kobj, struct kobj_attribute *attr,
 	return sysfs_emit(buf, "%d\n", atomic_read(&dt_trace_active) > 0);
 }
 
+/* Parses a list of thread ids and hands it to apply. */
+static ssize_t dt_store_tids(const char *buf, size_t count,
+			     int (*apply)(int *ids, int n))
+{
+	size_t max = count / 2 + 1;
+	int *ids, n, ret;
+
+	ids = kmalloc_array(max, sizeof(*ids), GFP_KERNEL);
+	if (!ids)
+		return -ENOMEM;
+	n = dt_parse_tids(buf, count, ids, max);
+	ret = n < 0 ? n : apply(ids, n);
+	kfree(ids);
+	return ret ? ret : count;
+}
+
+static ssize_t add_pid_store(struct kobject *kobj, struct kobj_attribute *attr,
+			     const char *buf, size_t count)
+{
+	return dt_store_tids(buf, count, dt_flags_add);
+}
+
+static ssize_t remove_pid_store(struct kobject *kobj,
+				struct kobj_attribute *attr,
+				const char *buf, size_t count)
+{
+	return dt_store_tids(buf, count, dt_flags_remove);
+}
+
+static ssize_t list_pid_show(struct kobject *kobj, struct kobj_attribute *attr,
+			     char *buf)
+{
+	return dt_flags_list(buf, PAGE_SIZE);
+}
+
+static ssize_t inherit_show(struct kobject *kobj, struct kobj_attribute *attr,
+			    char *buf)
+{
+	return sysfs_emit(buf, "%d\n", READ_ONCE(dt_inherit));
+}
+
+static ssize_t inherit_store(struct kobject *kobj, struct kobj_attribute *attr,
+			     const char *buf, size_t count)
+{
+	bool on;
+	int ret;
+
+	ret = dt_parse_switch(buf, count, &on);
+	if (ret)
+		return ret;
+	WRITE_ONCE(dt_inherit, on);
+	return count;
+}
+
+#define DT_MAX_THREADS_LIMIT 65536
+#define DT_MAX_SOCKETS_LIMIT 1048576
+
+static ssize_t max_threads_show(struct kobject *kobj,
+				struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", READ_ONCE(dt_max_threads));
+}
+
+static ssize_t max_threads_store(struct kobject *kobj,
+				 struct kobj_attribute *attr,
+				 const char *buf, size_t count)
+{
+	unsigned int v;
+	int ret;
+
+	ret = dt_parse_uint(buf, count, 1, DT_MAX_THREADS_LIMIT, &v);
+	if (ret)
+		return ret;
+	WRITE_ONCE(dt_max_threads, v);
+	return count;
+}
+
+static ssize_t max_sockets_show(struct kobject *kobj,
+				struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", READ_ONCE(dt_max_sockets));
+}
+
+static ssize_t max_sockets_store(struct kobject *kobj,
+				 struct kobj_attribute *attr,
+				 const char *buf, size_t count)
+{
+	unsigned int v;
+	int ret;
+
+	ret = dt_parse_uint(buf, count, 1, DT_MAX_SOCKETS_LIMIT, &v);
+	if (ret)
+		return ret;
+	WRITE_ONCE(dt_max_sockets, v);
+	return count;
+}
+
+static ssize_t stats_show(struct kobject *kobj, struct kobj_attribute *attr,
+			  char *buf)
+{
+	int len = 0;
+	int s;
+
+	len += sysfs_emit_at(buf, len, "threads %u\n", dt_flags_count());
+	len += sysfs_emit_at(buf, len, "sockets %u\n", dt_socks_count());
+	for (s = 0; s < DT_STAT_COUNT; s++)
+		len += sysfs_emit_at(buf, len, "%s %llu\n", dt_stat_name(s),
+				     dt_stat_read(s));
+	len += sysfs_emit_at(buf, len, "drops_missed_probes %lu\n",
+			     dt_egress_missed() + dt_ingress_missed());
+	return len;
+}
+
 static struct kobj_attribute dt_attr_probe = __ATTR_RW(probe);
 static struct kobj_attribute dt_attr_trace = __ATTR_RO(trace);
+static struct kobj_attribute dt_attr_add_pid = __ATTR_WO(add_pid);
+static struct kobj_attribute dt_attr_remove_pid = __ATTR_WO(remove_pid);
+static struct kobj_attribute dt_attr_list_pid = __ATTR_RO(list_pid);
+static struct kobj_attribute dt_attr_inherit = __ATTR_RW(inherit);
+static struct kobj_attribute dt_attr_max_threads = __ATTR_RW(max_threads);
+static struct kobj_attribute dt_attr_max_sockets = __ATTR_RW(max_sockets);
+static struct kobj_attribute dt_attr_stats = __ATTR_RO(stats);
 
 static struct attribute *dt_attrs[] = {
 	&dt_attr_probe.attr,
 	&dt_attr_trace.attr,
+	&dt_attr_add_pid.attr,
+	&dt_attr_remove_pid.attr,
+	&dt_attr_list_pid.attr,
+	&dt_attr_inherit.attr,
+	&dt_attr_max_threads.attr,
+	&dt_attr_max_sockets.attr,
+	&dt_attr_stats.attr,
 	NULL,
 };
 

@@ -2,6 +2,17 @@
 /*
  * dtracer: zero-instrumentation distributed kernel tracing.
  * Declarations shared by the module's files.
+ *
+ * Locking, everywhere in the module:
+ * - Lookups (hot paths, any context) run under RCU only.
+ * - Writers of the thread table hold dt_flags_lock, writers of the socket
+ *   table hold dt_socks_lock, and a socket's ranges are read and written
+ *   under its own lock. All three are taken with spin_lock_irqsave: the
+ *   hooks run in process, softirq and kprobe context, and irqsave is safe
+ *   in all three without ever running softirqs on unlock.
+ * - Lock order: dt_flags_lock, then dt_socks_lock, then a socket's lock.
+ *   No code holds two of them today; keep it that way if you can.
+ * - Entries are freed with kfree_rcu(); nothing sleeps under any of them.
  */
 #ifndef _DTRACER_H
 #define _DTRACER_H
@@ -13,11 +24,122 @@
 
 #include <linux/types.h>
 #include <linux/atomic.h>
+#include <linux/in6.h>
+#include <linux/rcupdate.h>
+#include <linux/spinlock.h>
+
+#include "ranges.h"
+
+struct sock;
+struct task_struct;
+struct tracepoint;
 
 /* state.c: module-wide switches. */
 extern atomic_t dt_trace_active;
 bool dt_probe_armed(void);
 int dt_probe_set(bool arm);
+
+/* stats.c: counters shown in /sys/distributed-tracer/stats. */
+enum dt_stat {
+	DT_STAT_MARKS_SENT,		/* segments leaving with the mark */
+	DT_STAT_MARKS_RECEIVED,		/* marked segments arriving */
+	DT_STAT_PROPAGATIONS,		/* threads flagged by reading marks */
+	DT_STAT_INHERITS,		/* threads flagged at fork/clone */
+	DT_STAT_UNFLAGS,		/* flags dropped, for any reason */
+	DT_STAT_RESPONSES,		/* ... of which: response sent */
+	DT_STAT_DROP_THREADS,		/* flags not set: thread table full */
+	DT_STAT_DROP_SOCKETS,		/* sockets not followed: table full */
+	DT_STAT_DROP_RANGES,		/* marked ranges lost: socket's set full */
+	DT_STAT_DROP_NOMEM,		/* allocations that failed */
+	DT_STAT_DROP_UNWRITABLE,	/* segments that could not be marked */
+	DT_STAT_RECV_NO_SOCKET,		/* marked segments with no full socket */
+	DT_STAT_COUNT
+};
+
+void dt_stat_inc(enum dt_stat s);
+u64 dt_stat_read(enum dt_stat s);
+const char *dt_stat_name(enum dt_stat s);
+
+/* A socket's addresses, local first. */
+struct dt_tuple {
+	u16 family;
+	__be16 lport, rport;
+	struct in6_addr laddr, raddr;	/* IPv4: s6_addr32[0] only */
+};
+
+void dt_tuple_from_sock(struct dt_tuple *t, const struct sock *sk);
+bool dt_tuple_equal(const struct dt_tuple *a, const struct dt_tuple *b);
+int dt_tuple_print(char *buf, size_t size, const struct dt_tuple *t);
+
+/* flags.c: the table of flagged threads. */
+enum dt_reason {
+	DT_REASON_MANUAL,	/* add_pid */
+	DT_REASON_PROPAGATED,	/* read marked bytes from a socket */
+	DT_REASON_INHERITED,	/* child of a flagged thread */
+};
+
+enum dt_unflag {
+	DT_UNFLAG_REMOVED,	/* remove_pid */
+	DT_UNFLAG_EXITED,	/* the thread exited */
+	DT_UNFLAG_RESPONSE,	/* sent on the socket it was flagged from */
+	DT_UNFLAG_CLOSED,	/* the socket it was flagged from went away */
+};
+
+extern unsigned int dt_max_threads;
+extern bool dt_inherit;
+void dt_flags_exit(void);
+bool dt_flagged(const struct task_struct *task);
+int dt_flags_add(int *ids, int n);
+int dt_flags_remove(int *ids, int n);
+void dt_flags_propagate(struct task_struct *task, const struct sock *sk);
+void dt_flags_response(struct task_struct *task, const struct sock *sk);
+void dt_flags_socket_gone(const struct sock *sk);
+void dt_flags_fork(struct task_struct *parent, struct task_struct *child);
+void dt_flags_task_exit(struct task_struct *task);
+unsigned int dt_flags_count(void);
+ssize_t dt_flags_list(char *buf, size_t size);
+
+/* lifecycle.c: fork and exit, hooked while the module is loaded. */
+struct tracepoint *dt_tracepoint_find(const char *name);
+int dt_lifecycle_init(void);
+void dt_lifecycle_exit(void);
+
+/* sockets.c: marked ranges of the sockets that carry marked bytes. */
+struct dt_sock {
+	struct hlist_node node;
+	const struct sock *sk;
+	spinlock_t lock;		/* guards sent, rcvd, writer */
+	struct dt_ranges sent;		/* marked bytes written, not acked */
+	struct dt_ranges rcvd;		/* marked bytes received, not read */
+	const struct task_struct *writer; /* writing marked bytes now */
+	u32 writer_start;		/* ... from this sequence number */
+	struct rcu_head rcu;
+};
+
+extern unsigned int dt_max_sockets;
+struct dt_sock *dt_sock_find(const struct sock *sk);
+struct dt_sock *dt_sock_get(const struct sock *sk);
+void dt_sock_forget(const struct sock *sk);
+void dt_socks_flush(void);
+unsigned int dt_socks_count(void);
+int dt_sockets_arm(void);
+void dt_sockets_disarm(void);
+
+/* packet.c: the mark in the TCP header. */
+#define DT_MARK_BYTE 12		/* data offset and reserved bits */
+#define DT_MARK_BIT 0x08	/* the first reserved bit (never AE/NS) */
+struct sk_buff;
+int dt_tcp_offset(struct sk_buff *skb, u8 pf);
+
+/* egress.c: record marked writes, mark leaving segments. */
+int dt_egress_arm(void);
+void dt_egress_disarm(void);
+unsigned long dt_egress_missed(void);
+
+/* ingress.c: detect marked segments, flag the threads that read them. */
+int dt_ingress_arm(void);
+void dt_ingress_disarm(void);
+unsigned long dt_ingress_missed(void);
 
 /* control.c: /sys/distributed-tracer/. */
 int dt_control_init(void);

@@ -1,28 +1,43 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * dtracer: module init and exit, nothing else. Each concern lives in its
- * own file: state.c (switches), control.c (sysfs), parse.c (input).
+ * own file (see docs/architecture.md): flags.c (flagged threads),
+ * lifecycle.c (fork/exit), sockets.c (marked ranges per socket),
+ * egress.c (marking), ingress.c (detection, propagation), state.c
+ * (switches), control.c (sysfs), stats.c, parse.c, ranges.c.
  */
 #include "dtracer.h"
 
 #include <linux/module.h>
+#include <linux/rcupdate.h>
 
 static int __init dt_init(void)
 {
 	int ret;
 
-	ret = dt_control_init();
+	ret = dt_lifecycle_init();
 	if (ret)
 		return ret;
-
+	ret = dt_control_init();
+	if (ret) {
+		dt_lifecycle_exit();
+		return ret;
+	}
 	pr_info("loaded\n");
 	return 0;
 }
 
+/*
+ * Control first (no new writes), then the packet hooks, then fork/exit,
+ * then the flags; rcu_barrier() waits for every kfree_rcu() queued.
+ */
 static void __exit dt_exit(void)
 {
 	dt_control_exit();
 	dt_probe_set(false);
+	dt_lifecycle_exit();
+	dt_flags_exit();
+	rcu_barrier();
 	pr_info("unloaded\n");
 }
 
@@ -32,4 +47,4 @@ module_exit(dt_exit);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("Zero-instrumentation distributed kernel tracing");
 MODULE_AUTHOR("The dtracer developers");
-MODULE_VERSION("0.1.0");
+MODULE_VERSION("0.2.0");

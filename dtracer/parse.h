@@ -22,4 +22,21 @@
  */
 int dt_parse_switch(const char *buf, size_t len, bool *on);
 
+/*
+ * A decimal number in [min, max], optionally followed by one newline;
+ * no sign, no spaces. Returns 0 and sets *val, or -EINVAL (and leaves
+ * *val alone).
+ */
+int dt_parse_uint(const char *buf, size_t len, unsigned int min,
+		  unsigned int max, unsigned int *val);
+
+/*
+ * A list of thread ids: decimal numbers from 1 to 2^31 - 1 separated by
+ * spaces, tabs or newlines (leading and trailing ones allowed). Returns
+ * the number of ids stored in ids[0..max), or -EINVAL if the list is
+ * empty, has anything else in it (signs, letters, NULs, overflow, 0) or
+ * holds more than max ids. ids may be written to even on failure.
+ */
+int dt_parse_tids(const char *buf, size_t len, int *ids, size_t max);
+
 #endif /* _DTRACER_PARSE_H */

@@ -4,11 +4,13 @@
  *
  * dt_trace_active: non-zero while tracing is supposed to be active. It is
  * part of the original prototype's contract and exported for the
- * lttng-modules fork. It counts flagged threads; nothing flags threads
- * yet (the flag table comes with the marking work), so it stays 0.
+ * lttng-modules fork. It counts flagged threads (flags.c keeps it).
  *
- * probe: whether dtracer's hooks are armed. Changes are serialised by
- * dt_probe_lock so that arming and disarming never interleave.
+ * probe: whether the packet hooks are armed. Arming registers, in order,
+ * the socket table's destroy hook, ingress, egress; disarming undoes them
+ * in reverse and then drops every socket entry. A failure on the way
+ * undoes what was done: probe stays 0. Changes are serialised by
+ * dt_probe_lock (process context only: registering hooks sleeps).
  */
 #include "dtracer.h"
 
@@ -26,14 +28,50 @@ bool dt_probe_armed(void)
 	return READ_ONCE(dt_armed);
 }
 
-/* Must be called in process context; takes dt_probe_lock. */
+static int dt_arm(void)
+{
+	int ret;
+
+	ret = dt_sockets_arm();
+	if (ret)
+		return ret;
+	ret = dt_ingress_arm();
+	if (ret)
+		goto out_sockets;
+	ret = dt_egress_arm();
+	if (ret)
+		goto out_ingress;
+	return 0;
+
+out_ingress:
+	dt_ingress_disarm();
+out_sockets:
+	dt_sockets_disarm();
+	return ret;
+}
+
+static void dt_disarm(void)
+{
+	dt_egress_disarm();
+	dt_ingress_disarm();
+	dt_sockets_disarm();
+}
+
 int dt_probe_set(bool arm)
 {
+	int ret = 0;
+
 	mutex_lock(&dt_probe_lock);
 	if (arm != dt_armed) {
-		WRITE_ONCE(dt_armed, arm);
-		pr_info("probe %s\n", arm ? "armed" : "disarmed");
+		if (arm)
+			ret = dt_arm();
+		else
+			dt_disarm();
+		if (!ret) {
+			WRITE_ONCE(dt_armed, arm);
+			pr_info("probe %s\n", arm ? "armed" : "disarmed");
+		}
 	}
 	mutex_unlock(&dt_probe_lock);
-	return 0;
+	return ret;
 }

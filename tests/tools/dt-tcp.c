@@ -1,24 +1,39 @@
 /*
  * dt-tcp: a small TCP request/response peer for the tests.
  *
- *   dt-tcp serve [-4|-6] PORT [COUNT]
+ *   dt-tcp serve [-4|-6] [-d MS] [-s] PORT [COUNT]
  *       accept COUNT connections (default 1, 0 = forever), one at a
- *       time; on each, answer every received chunk with "echo:" + chunk,
- *       until the peer closes.
+ *       time; on each, answer every received chunk with "echo:" + chunk
+ *       (after MS milliseconds with -d), until the peer closes. With -s
+ *       (sink), read until the peer shuts its side, then answer with the
+ *       byte count and a newline.
  *   dt-tcp request HOST PORT MESSAGE [REPEAT]
  *       connect, send MESSAGE and read the answer, REPEAT times (default
  *       1); print the last answer; exit 0 only if every answer was right.
+ *   dt-tcp send HOST PORT BYTES
+ *       connect, write BYTES bytes ('F') in one write(), shut the write
+ *       side, read the answer of a sink; exit 0 if it is BYTES.
+ *   dt-tcp duo HOST PORT ROUNDS CHUNK
+ *       connect to an echo server; two threads take turns writing CHUNK
+ *       bytes on the same socket, ROUNDS times each: the main thread
+ *       'U's, the other 'F's. The other thread's id is printed first and
+ *       nothing is written before a line arrives on standard input (time
+ *       to flag that thread). Turns follow each other at once, so
+ *       that the kernel could coalesce the two threads' bytes.
  *
  * Plain sockets and blocking I/O: the point is a real request that the
- * kernel sees, one thread per side.
+ * kernel sees.
  */
 #include <errno.h>
 #include <netdb.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
+#include <time.h>
 #include <unistd.h>
 
 #define PREFIX "echo:"
@@ -27,8 +42,10 @@
 static int usage(void)
 {
 	fprintf(stderr,
-		"usage: dt-tcp serve [-4|-6] PORT [COUNT]\n"
-		"       dt-tcp request HOST PORT MESSAGE [REPEAT]\n");
+		"usage: dt-tcp serve [-4|-6] [-d MS] [-s] PORT [COUNT]\n"
+		"       dt-tcp request HOST PORT MESSAGE [REPEAT]\n"
+		"       dt-tcp send HOST PORT BYTES\n"
+		"       dt-tcp duo HOST PORT ROUNDS CHUNK\n");
 	return 2;
 }
 
@@ -61,12 +78,24 @@ static int write_all(int fd, const char *p, size_t n)
 	return 0;
 }
 
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+static long delay_ms;
+
 static int echo_connection(int fd)
 {
 	char in[BUFSZ], out[BUFSZ + sizeof(PREFIX)];
 	ssize_t n;
 
 	while ((n = read(fd, in, sizeof(in))) > 0) {
+		if (delay_ms)
+			sleep_ms(delay_ms);
 		memcpy(out, PREFIX, strlen(PREFIX));
 		memcpy(out + strlen(PREFIX), in, (size_t)n);
 		if (write_all(fd, out, strlen(PREFIX) + (size_t)n))
@@ -75,14 +104,39 @@ static int echo_connection(int fd)
 	return n < 0 ? -1 : 0;
 }
 
+static int sink_connection(int fd)
+{
+	static char in[65536];
+	char out[32];
+	long long total = 0;
+	ssize_t n;
+
+	while ((n = read(fd, in, sizeof(in))) > 0)
+		total += n;
+	if (n < 0)
+		return -1;
+	snprintf(out, sizeof(out), "%lld\n", total);
+	return write_all(fd, out, strlen(out));
+}
+
 static int serve(int argc, char **argv)
 {
-	int family = AF_INET6, one = 1, fd, i = 0;
+	int family = AF_INET6, one = 1, fd, i = 0, sink = 0;
 	long count = 1, port;
 	struct addrinfo hints = { 0 }, *ai;
 
-	if (argc > 0 && (!strcmp(argv[0], "-4") || !strcmp(argv[0], "-6"))) {
-		family = argv[0][1] == '4' ? AF_INET : AF_INET6;
+	while (argc > 0 && argv[0][0] == '-') {
+		if (!strcmp(argv[0], "-4") || !strcmp(argv[0], "-6")) {
+			family = argv[0][1] == '4' ? AF_INET : AF_INET6;
+		} else if (!strcmp(argv[0], "-s")) {
+			sink = 1;
+		} else if (!strcmp(argv[0], "-d") && argc > 1) {
+			if (parse_count(argv[1], &delay_ms))
+				return 2;
+			argc--, argv++;
+		} else {
+			return usage();
+		}
 		argc--, argv++;
 	}
 	if (argc < 1 || argc > 2 || parse_count(argv[0], &port) ||
@@ -113,7 +167,7 @@ static int serve(int argc, char **argv)
 			perror("dt-tcp: accept");
 			return 1;
 		}
-		if (echo_connection(c))
+		if (sink ? sink_connection(c) : echo_connection(c))
 			perror("dt-tcp: connection");
 		close(c);
 	}
@@ -204,11 +258,123 @@ static int request(int argc, char **argv)
 	return bad;
 }
 
+static int send_bytes(int argc, char **argv)
+{
+	char answer[32] = "", *buf;
+	long bytes;
+	size_t got = 0;
+	ssize_t n;
+	int fd, bad;
+
+	if (argc != 3 || parse_count(argv[2], &bytes) || bytes < 1)
+		return usage();
+	buf = malloc((size_t)bytes);
+	if (!buf)
+		return 1;
+	memset(buf, 'F', (size_t)bytes);
+	fd = connect_to(argv[0], argv[1]);
+	if (fd < 0) {
+		free(buf);
+		return 1;
+	}
+	bad = write_all(fd, buf, (size_t)bytes) || shutdown(fd, SHUT_WR);
+	while (!bad && got < sizeof(answer) - 1 &&
+	       (n = read(fd, answer + got, sizeof(answer) - 1 - got)) > 0)
+		got += (size_t)n;
+	free(buf);
+	close(fd);
+	if (bad || atol(answer) != bytes) {
+		fprintf(stderr, "dt-tcp: the sink counted '%s', not %ld\n",
+			answer, bytes);
+		return 1;
+	}
+	printf("%ld\n", bytes);
+	return 0;
+}
+
+/* duo: two writers taking turns on one socket. */
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t turned;
+	int fd, turn, failed;
+	long rounds, chunk;
+} duo_state = {
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.turned = PTHREAD_COND_INITIALIZER,
+};
+
+static void duo_write(int me, char letter)
+{
+	char *buf = malloc((size_t)duo_state.chunk);
+	long i;
+
+	if (!buf) {
+		duo_state.failed = 1;
+		return;
+	}
+	memset(buf, letter, (size_t)duo_state.chunk);
+	for (i = 0; i < duo_state.rounds; i++) {
+		pthread_mutex_lock(&duo_state.lock);
+		while (duo_state.turn != me)
+			pthread_cond_wait(&duo_state.turned, &duo_state.lock);
+		pthread_mutex_unlock(&duo_state.lock);
+		if (write_all(duo_state.fd, buf, (size_t)duo_state.chunk))
+			duo_state.failed = 1;
+		pthread_mutex_lock(&duo_state.lock);
+		duo_state.turn = !me;
+		pthread_cond_broadcast(&duo_state.turned);
+		pthread_mutex_unlock(&duo_state.lock);
+	}
+	free(buf);
+}
+
+static void *duo_flagged(void *arg)
+{
+	(void)arg;
+	printf("%ld\n", (long)syscall(SYS_gettid));
+	fflush(stdout);
+	duo_write(1, 'F');
+	return NULL;
+}
+
+static int duo(int argc, char **argv)
+{
+	char line[64], drain[BUFSZ];
+	pthread_t t;
+
+	if (argc != 4 || parse_count(argv[2], &duo_state.rounds) ||
+	    parse_count(argv[3], &duo_state.chunk) || duo_state.chunk < 1)
+		return usage();
+	duo_state.fd = connect_to(argv[0], argv[1]);
+	if (duo_state.fd < 0)
+		return 1;
+	duo_state.turn = -1;
+	if (pthread_create(&t, NULL, duo_flagged, NULL))
+		return 1;
+	if (!fgets(line, sizeof(line), stdin))
+		fprintf(stderr, "dt-tcp: no go on standard input; going anyway\n");
+	pthread_mutex_lock(&duo_state.lock);
+	duo_state.turn = 0;
+	pthread_cond_broadcast(&duo_state.turned);
+	pthread_mutex_unlock(&duo_state.lock);
+	duo_write(0, 'U');
+	pthread_join(t, NULL);
+	shutdown(duo_state.fd, SHUT_WR);
+	while (read(duo_state.fd, drain, sizeof(drain)) > 0)
+		;
+	close(duo_state.fd);
+	return duo_state.failed;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 2 && !strcmp(argv[1], "serve"))
 		return serve(argc - 2, argv + 2);
 	if (argc >= 2 && !strcmp(argv[1], "request"))
 		return request(argc - 2, argv + 2);
+	if (argc >= 2 && !strcmp(argv[1], "send"))
+		return send_bytes(argc - 2, argv + 2);
+	if (argc >= 2 && !strcmp(argv[1], "duo"))
+		return duo(argc - 2, argv + 2);
 	return usage();
 }

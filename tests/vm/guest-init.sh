@@ -41,6 +41,7 @@ echo "$DT_HOST" > /etc/hostname
 ip link set lo up
 ip link set eth0 up
 ip addr add "$DT_ADDR/24" dev eth0
+ip -6 addr add "$DT_ADDR6/64" dev eth0 nodad
 
 # Our modules and the kernel's, with a modules.dep made on the host.
 mount --bind "$DT_MODTREE" "/lib/modules/$(uname -r)"
@@ -48,7 +49,7 @@ mount --bind "$DT_MODTREE" "/lib/modules/$(uname -r)"
 # Tells the harness the guest got as far as its script.
 uname -r > /results/started
 
-export HOME=/root DT_HOST DT_ADDR DT_HOSTS DT_HOSTS_LINES DT_INDEX DT_RESULTS=/results
+export HOME=/root DT_HOST DT_ADDR DT_ADDR6 DT_HOSTS DT_HOSTS_LINES DT_INDEX DT_RESULTS=/results
 export DT_SRCDIR DT_BUILDDIR
 cd /tmp
 sh -c ". '$DT_SRCDIR/tests/vm/guest-lib.sh' && . '$DT_SCRIPT'" \

@@ -7,7 +7,7 @@
 #   ok DESC / not_ok DESC   record a result directly
 #   wait_for SECONDS CMD... poll CMD every 0.2 s until it succeeds
 #   diag TEXT               a comment line in the TAP stream
-#   dt_addr NAME            the LAN address of guest NAME
+#   dt_addr NAME            the LAN address of guest NAME (NAME-6: IPv6)
 
 DT_TAP=$DT_RESULTS/tap
 dt_failures=0

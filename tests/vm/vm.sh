@@ -17,6 +17,7 @@
 #   +------|---------------|---------------|---------+
 #     guest NAME1     guest NAME2     guest NAME3
 #     192.0.2.11      192.0.2.12      192.0.2.13
+#     2001:db8::11    2001:db8::12    2001:db8::13   (host names NAME-6)
 #
 #   vm_run OUTDIR SCRIPT NAME[=OWN_SCRIPT]...
 #                                  boot the guests, wait, return 0 if all
@@ -62,6 +63,10 @@ vm_addr() {
 	echo "192.0.2.$((11 + $1))"
 }
 
+vm_addr6() {
+	echo "2001:db8::$((11 + $1))"
+}
+
 vm_net_up() {
 	vm_ns=dtvm-$$
 	ip netns add "$vm_ns" || return 1
@@ -90,6 +95,7 @@ vm_guest_env() {
 DT_INDEX=$1
 DT_HOST=$2
 DT_ADDR=$(vm_addr "$1")
+DT_ADDR6=$(vm_addr6 "$1")
 DT_SCRIPT='$3'
 DT_HOSTS='$vm_names'
 DT_HOSTS_LINES='$4'
@@ -140,7 +146,7 @@ vm_run() {
 
 	_lines= _i=0
 	for _n in $vm_names; do
-		_lines="$_lines${_lines:+,}$(vm_addr $_i) $_n"
+		_lines="$_lines${_lines:+,}$(vm_addr $_i) $_n,$(vm_addr6 $_i) $_n-6"
 		_i=$((_i + 1))
 	done
 	_i=0

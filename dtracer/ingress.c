@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Ingress: noticing marked segments, and flagging the threads that read
+ * their bytes.
+ *
+ * 1. Detection (netfilter LOCAL_IN, IPv4 and IPv6): a TCP segment with
+ *    the first reserved bit and a payload is looked up to its established
+ *    socket, and its sequence range is added to the socket's received
+ *    marked ranges. The packet is left as it came: the stack ignores the
+ *    bit. Unmarked packets cost a protocol test and one byte test.
+ * 2. Propagation (kretprobe on tcp_recvmsg, where the kernel has no
+ *    tracepoint): a read that moves copied_seq over marked bytes flags
+ *    the reading thread, with the socket as its reason. Reads of sockets
+ *    that never received marked bytes are not followed (the entry handler
+ *    declines them). MSG_PEEK does not move copied_seq: it flags nothing.
+ */
+#include "dtracer.h"
+
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/kprobes.h>
+#include <linux/netfilter.h>
+#include <linux/netfilter_ipv4.h>
+#include <linux/netfilter_ipv6.h>
+#include <linux/skbuff.h>
+#include <linux/tcp.h>
+#include <net/inet_hashtables.h>
+#include <net/inet6_hashtables.h>
+#include <net/ip.h>
+#include <net/ipv6.h>
+#include <net/net_namespace.h>
+#include <net/route.h>
+#include <net/tcp.h>
+
+/* The established socket of a segment, with a reference, or NULL. */
+static struct sock *dt_lookup(struct net *net, struct sk_buff *skb, u8 pf,
+			      const struct tcphdr *th)
+{
+	if (pf == NFPROTO_IPV4) {
+		const struct iphdr *iph = ip_hdr(skb);
+
+		return __inet_lookup_established(net, &tcp_hashinfo,
+						 iph->saddr, th->source,
+						 iph->daddr, ntohs(th->dest),
+						 inet_iif(skb), inet_sdif(skb));
+	}
+#if IS_ENABLED(CONFIG_IPV6)
+	{
+		const struct ipv6hdr *ip6h = ipv6_hdr(skb);
+
+		return __inet6_lookup_established(net, &tcp_hashinfo,
+						  &ip6h->saddr, th->source,
+						  &ip6h->daddr, ntohs(th->dest),
+						  inet6_iif(skb),
+						  inet6_sdif(skb));
+	}
+#else
+	return NULL;
+#endif
+}
+
+/* Records [seq, end) as marked bytes received on sk. */
+static void dt_note_received(const struct sock *sk, u32 seq, u32 end)
+{
+	struct dt_sock *ds;
+	unsigned long irq;
+
+	ds = dt_sock_get(sk);
+	if (!ds)
+		return;
+	spin_lock_irqsave(&ds->lock, irq);
+	if (dt_ranges_add(&ds->rcvd, seq, end))
+		dt_stat_inc(DT_STAT_DROP_RANGES);
+	spin_unlock_irqrestore(&ds->lock, irq);
+}
+
+static unsigned int dt_ingress_hook(void *priv, struct sk_buff *skb,
+				    const struct nf_hook_state *state)
+{
+	struct tcphdr _th;
+	const struct tcphdr *th;
+	struct sock *sk;
+	int thoff, len;
+	u32 seq;
+
+	thoff = dt_tcp_offset(skb, state->pf);
+	if (thoff < 0)
+		return NF_ACCEPT;
+	th = skb_header_pointer(skb, thoff, sizeof(_th), &_th);
+	if (!th || !(((const u8 *)th)[DT_MARK_BYTE] & DT_MARK_BIT))
+		return NF_ACCEPT;
+	len = skb->len - thoff - th->doff * 4;
+	if (len <= 0)
+		return NF_ACCEPT;
+	dt_stat_inc(DT_STAT_MARKS_RECEIVED);
+	sk = dt_lookup(state->net, skb, state->pf, th);
+	if (sk && sk_fullsock(sk)) {
+		seq = ntohl(th->seq);
+		dt_note_received(sk, seq, seq + len);
+	} else {
+		dt_stat_inc(DT_STAT_RECV_NO_SOCKET);
+	}
+	if (sk)
+		sock_gen_put(sk);
+	return NF_ACCEPT;
+}
+
+static const struct nf_hook_ops dt_ingress_ops[] = {
+	{
+		.hook = dt_ingress_hook,
+		.pf = NFPROTO_IPV4,
+		.hooknum = NF_INET_LOCAL_IN,
+		.priority = NF_IP_PRI_LAST,
+	},
+	{
+		.hook = dt_ingress_hook,
+		.pf = NFPROTO_IPV6,
+		.hooknum = NF_INET_LOCAL_IN,
+		.priority = NF_IP6_PRI_LAST,
+	},
+};
+
+static int __net_init dt_ingress_net_init(struct net *net)
+{
+	return nf_register_net_hooks(net, dt_ingress_ops,
+				     ARRAY_SIZE(dt_ingress_ops));
+}
+
+static void __net_exit dt_ingress_net_exit(struct net *net)
+{
+	nf_unregister_net_hooks(net, dt_ingress_ops,
+				ARRAY_SIZE(dt_ingress_ops));
+}
+
+static struct pernet_operations dt_ingress_net_ops = {
+	.init = dt_ingress_net_init,
+	.exit = dt_ingress_net_exit,
+};
+
+struct dt_recv_ctx {
+	struct sock *sk;
+	u32 copied;
+};
+
+static int dt_recv_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct dt_recv_ctx *ctx = (void *)ri->data;
+	struct sock *sk = (void *)regs_get_kernel_argument(regs, 0);
+	bool follow;
+
+	if (!dt_socks_count())
+		return 1;
+	rcu_read_lock();
+	follow = dt_sock_find(sk);
+	rcu_read_unlock();
+	if (!follow)
+		return 1;
+	ctx->sk = sk;
+	ctx->copied = READ_ONCE(tcp_sk(sk)->copied_seq);
+	return 0;
+}
+
+static int dt_recv_return(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct dt_recv_ctx *ctx = (void *)ri->data;
+	struct sock *sk = ctx->sk;
+	u32 now = READ_ONCE(tcp_sk(sk)->copied_seq);
+	struct dt_sock *ds;
+	unsigned long irq;
+	bool hit = false;
+
+	if (now == ctx->copied)
+		return 0;
+	rcu_read_lock();
+	ds = dt_sock_find(sk);
+	if (ds) {
+		spin_lock_irqsave(&ds->lock, irq);
+		hit = dt_ranges_overlap(&ds->rcvd, ctx->copied, now);
+		dt_ranges_prune(&ds->rcvd, now);
+		spin_unlock_irqrestore(&ds->lock, irq);
+	}
+	rcu_read_unlock();
+	if (hit)
+		dt_flags_propagate(current, sk);
+	return 0;
+}
+
+#define DT_RECV_MAXACTIVE 512
+
+static struct kretprobe dt_krp_recvmsg;
+
+int dt_ingress_arm(void)
+{
+	int ret;
+
+	memset(&dt_krp_recvmsg, 0, sizeof(dt_krp_recvmsg));
+	dt_krp_recvmsg.kp.symbol_name = "tcp_recvmsg";
+	dt_krp_recvmsg.entry_handler = dt_recv_entry;
+	dt_krp_recvmsg.handler = dt_recv_return;
+	dt_krp_recvmsg.data_size = sizeof(struct dt_recv_ctx);
+	dt_krp_recvmsg.maxactive = DT_RECV_MAXACTIVE;
+	ret = register_kretprobe(&dt_krp_recvmsg);
+	if (ret) {
+		pr_err("cannot hook TCP reads: %d\n", ret);
+		return ret;
+	}
+	ret = register_pernet_subsys(&dt_ingress_net_ops);
+	if (ret) {
+		pr_err("cannot hook LOCAL_IN: %d\n", ret);
+		unregister_kretprobe(&dt_krp_recvmsg);
+	}
+	return ret;
+}
+
+void dt_ingress_disarm(void)
+{
+	unregister_pernet_subsys(&dt_ingress_net_ops);
+	unregister_kretprobe(&dt_krp_recvmsg);
+}
+
+unsigned long dt_ingress_missed(void)
+{
+	return dt_krp_recvmsg.nmissed;
+}

@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The sockets that carry marked bytes, and which bytes: for each, the
+ * sequence ranges written by flagged threads (until acknowledged) and the
+ * marked ranges received (until read). Keyed by struct sock; lookups are
+ * RCU, writers hold dt_socks_lock, ranges are under the entry's lock.
+ *
+ * Entries exist only while the probe is armed. An entry goes when its
+ * socket is destroyed (tcp_v4_destroy_sock, which IPv6 sockets call too;
+ * the kernel has no tracepoint there, hence a kprobe) or when the probe
+ * is disarmed. The socket is in TCP_CLOSE before it is destroyed, and
+ * entries are only added to sockets not in TCP_CLOSE, both under
+ * dt_socks_lock: no entry outlives its socket.
+ */
+#include "dtracer.h"
+
+#include <linux/hashtable.h>
+#include <linux/kprobes.h>
+#include <linux/rculist.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <net/inet_sock.h>
+#include <net/ipv6.h>
+#include <net/sock.h>
+#include <net/tcp_states.h>
+
+#define DT_SOCKS_BITS 10
+
+static DEFINE_HASHTABLE(dt_socks, DT_SOCKS_BITS);
+static DEFINE_SPINLOCK(dt_socks_lock);
+static atomic_t dt_nsocks = ATOMIC_INIT(0);
+static bool dt_socks_open;		/* under dt_socks_lock: armed */
+
+unsigned int dt_max_sockets = 4096;
+
+unsigned int dt_socks_count(void)
+{
+	return atomic_read(&dt_nsocks);
+}
+
+/* The entry of sk, or NULL. Caller holds rcu_read_lock(). */
+struct dt_sock *dt_sock_find(const struct sock *sk)
+{
+	struct dt_sock *ds;
+
+	if (!atomic_read(&dt_nsocks))
+		return NULL;
+	hash_for_each_possible_rcu(dt_socks, ds, node, (unsigned long)sk)
+		if (ds->sk == sk)
+			return ds;
+	return NULL;
+}
+
+/*
+ * The entry of sk, made if needed: NULL (and counted) when the table is
+ * full or memory is short, or when sk is closed. Caller holds
+ * rcu_read_lock(); any context.
+ */
+struct dt_sock *dt_sock_get(const struct sock *sk)
+{
+	struct dt_sock *ds, *fresh;
+	unsigned long irq;
+
+	ds = dt_sock_find(sk);
+	if (ds)
+		return ds;
+	fresh = kzalloc(sizeof(*fresh), GFP_ATOMIC);
+	if (!fresh) {
+		dt_stat_inc(DT_STAT_DROP_NOMEM);
+		return NULL;
+	}
+	fresh->sk = sk;
+	spin_lock_init(&fresh->lock);
+
+	spin_lock_irqsave(&dt_socks_lock, irq);
+	ds = dt_sock_find(sk);
+	if (ds || !dt_socks_open || READ_ONCE(sk->sk_state) == TCP_CLOSE) {
+		/* Made meanwhile, disarmed, or closing: nothing to add. */
+	} else if (atomic_read(&dt_nsocks) >= READ_ONCE(dt_max_sockets)) {
+		dt_stat_inc(DT_STAT_DROP_SOCKETS);
+	} else {
+		hash_add_rcu(dt_socks, &fresh->node, (unsigned long)sk);
+		atomic_inc(&dt_nsocks);
+		ds = fresh;
+		fresh = NULL;
+	}
+	spin_unlock_irqrestore(&dt_socks_lock, irq);
+	kfree(fresh);
+	return ds;
+}
+
+static void dt_sock_remove_locked(struct dt_sock *ds)
+{
+	lockdep_assert_held(&dt_socks_lock);
+	hash_del_rcu(&ds->node);
+	atomic_dec(&dt_nsocks);
+	kfree_rcu(ds, rcu);
+}
+
+/* sk is being destroyed: forget it. */
+void dt_sock_forget(const struct sock *sk)
+{
+	struct dt_sock *ds;
+	unsigned long irq;
+
+	if (!atomic_read(&dt_nsocks))
+		return;
+	spin_lock_irqsave(&dt_socks_lock, irq);
+	ds = dt_sock_find(sk);
+	if (ds)
+		dt_sock_remove_locked(ds);
+	spin_unlock_irqrestore(&dt_socks_lock, irq);
+}
+
+/* Drops every entry and refuses new ones until dt_sockets_arm(). */
+void dt_socks_flush(void)
+{
+	struct dt_sock *ds;
+	struct hlist_node *tmp;
+	unsigned long irq;
+	int bkt;
+
+	spin_lock_irqsave(&dt_socks_lock, irq);
+	dt_socks_open = false;
+	hash_for_each_safe(dt_socks, bkt, tmp, ds, node)
+		dt_sock_remove_locked(ds);
+	spin_unlock_irqrestore(&dt_socks_lock, irq);
+}
+
+void dt_tuple_from_sock(struct dt_tuple *t, const struct sock *sk)
+{
+	const struct inet_sock *inet = inet_sk(sk);
+
+	memset(t, 0, sizeof(*t));
+	t->family = sk->sk_family;
+	t->lport = inet->inet_sport;
+	t->rport = inet->inet_dport;
+#if IS_ENABLED(CONFIG_IPV6)
+	if (sk->sk_family == AF_INET6) {
+		t->laddr = sk->sk_v6_rcv_saddr;
+		t->raddr = sk->sk_v6_daddr;
+		return;
+	}
+#endif
+	t->laddr.s6_addr32[0] = inet->inet_saddr;
+	t->raddr.s6_addr32[0] = inet->inet_daddr;
+}
+
+bool dt_tuple_equal(const struct dt_tuple *a, const struct dt_tuple *b)
+{
+	return a->family == b->family && a->lport == b->lport &&
+	       a->rport == b->rport && ipv6_addr_equal(&a->laddr, &b->laddr) &&
+	       ipv6_addr_equal(&a->raddr, &b->raddr);
+}
+
+/* "LOCAL REMOTE", each address:port, IPv6 addresses in brackets. */
+int dt_tuple_print(char *buf, size_t size, const struct dt_tuple *t)
+{
+	if (t->family == AF_INET6)
+		return snprintf(buf, size, "[%pI6c]:%u [%pI6c]:%u",
+				&t->laddr, ntohs(t->lport),
+				&t->raddr, ntohs(t->rport));
+	return snprintf(buf, size, "%pI4:%u %pI4:%u",
+			&t->laddr.s6_addr32[0], ntohs(t->lport),
+			&t->raddr.s6_addr32[0], ntohs(t->rport));
+}
+
+static int dt_on_destroy(struct kprobe *kp, struct pt_regs *regs)
+{
+	const struct sock *sk = (void *)regs_get_kernel_argument(regs, 0);
+
+	dt_sock_forget(sk);
+	dt_flags_socket_gone(sk);
+	return 0;
+}
+
+static struct kprobe dt_kp_destroy = {
+	.symbol_name = "tcp_v4_destroy_sock",
+	.pre_handler = dt_on_destroy,
+};
+
+int dt_sockets_arm(void)
+{
+	unsigned long irq;
+	int ret;
+
+	spin_lock_irqsave(&dt_socks_lock, irq);
+	dt_socks_open = true;
+	spin_unlock_irqrestore(&dt_socks_lock, irq);
+	memset(&dt_kp_destroy, 0, sizeof(dt_kp_destroy));
+	dt_kp_destroy.symbol_name = "tcp_v4_destroy_sock";
+	dt_kp_destroy.pre_handler = dt_on_destroy;
+	ret = register_kprobe(&dt_kp_destroy);
+	if (ret) {
+		pr_err("cannot hook tcp_v4_destroy_sock: %d\n", ret);
+		dt_socks_flush();
+	}
+	return ret;
+}
+
+/* After egress and ingress are disarmed: nothing adds entries any more. */
+void dt_sockets_disarm(void)
+{
+	unregister_kprobe(&dt_kp_destroy);
+	dt_socks_flush();
+}

@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Counters shown in /sys/distributed-tracer/stats. Every event the module
+ * could not handle (full table, failed allocation, unwritable packet) is
+ * counted here instead of growing anything.
+ */
+#include "dtracer.h"
+
+#include <linux/atomic.h>
+
+static atomic64_t dt_stats[DT_STAT_COUNT];
+
+static const char *const dt_stat_names[DT_STAT_COUNT] = {
+	[DT_STAT_MARKS_SENT] = "marks_sent",
+	[DT_STAT_MARKS_RECEIVED] = "marks_received",
+	[DT_STAT_PROPAGATIONS] = "propagations",
+	[DT_STAT_INHERITS] = "inherits",
+	[DT_STAT_UNFLAGS] = "unflags",
+	[DT_STAT_RESPONSES] = "responses",
+	[DT_STAT_DROP_THREADS] = "drops_threads",
+	[DT_STAT_DROP_SOCKETS] = "drops_sockets",
+	[DT_STAT_DROP_RANGES] = "drops_ranges",
+	[DT_STAT_DROP_NOMEM] = "drops_nomem",
+	[DT_STAT_DROP_UNWRITABLE] = "drops_unwritable",
+	[DT_STAT_RECV_NO_SOCKET] = "recv_no_socket",
+};
+
+void dt_stat_inc(enum dt_stat s)
+{
+	atomic64_inc(&dt_stats[s]);
+}
+
+u64 dt_stat_read(enum dt_stat s)
+{
+	return atomic64_read(&dt_stats[s]);
+}
+
+const char *dt_stat_name(enum dt_stat s)
+{
+	return dt_stat_names[s];
+}

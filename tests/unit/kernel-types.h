@@ -1,0 +1,15 @@
+/*
+ * The few kernel types the module's shared files use, for building them
+ * in userspace (unit tests).
+ */
+#ifndef DT_TEST_KERNEL_TYPES_H
+#define DT_TEST_KERNEL_TYPES_H
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef uint8_t u8;
+typedef uint32_t u32;
+
+#endif
