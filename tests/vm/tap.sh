@@ -12,15 +12,16 @@ tap_failed=0
 tap_result() {
 	tap_count=$((tap_count + 1))
 	if [ "$1" -eq 0 ]; then
-		echo "ok $tap_count - $2"
+		printf 'ok %d - %s\n' "$tap_count" "$2"
 	else
-		echo "not ok $tap_count - $2"
+		printf 'not ok %d - %s\n' "$tap_count" "$2"
 		tap_failed=$((tap_failed + 1))
 	fi
 }
 
+# printf, not echo: dash's echo would expand backslashes.
 tap_diag() {
-	echo "# $*"
+	printf '# %s\n' "$*"
 }
 
 tap_diag_stdin() {

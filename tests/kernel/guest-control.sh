@@ -1,0 +1,143 @@
+# Guest side of t-control.sh (sourced after tests/vm/guest-lib.sh).
+sys=/sys/distributed-tracer
+
+stat_of() {
+	awk -v k="$1" '$1 == k { print $2 }' $sys/stats
+}
+
+# list_is LINE...: list_pid holds exactly these lines, in any order.
+list_is() {
+	want=$(for l in "$@"; do echo "$l"; done | sort)
+	got=$(sort $sys/list_pid)
+	[ "$got" = "$want" ] || { echo "list_pid: '$got', expected '$want'"; return 1; }
+}
+
+ends_with_newline() {
+	[ "$(tail -c 1 "$1" | od -An -c | tr -d ' ')" = '\n' ] ||
+		{ echo "$1 does not end with a newline"; return 1; }
+}
+
+as_nobody() {
+	setpriv --reuid=nobody --regid=nogroup --clear-groups \
+		sh -c ". '$DT_SRCDIR/tests/vm/guest-lib.sh'; $*"
+}
+
+check "modprobe dtracer" modprobe dtracer
+for f in add_pid:200 remove_pid:200 list_pid:444 stats:444 inherit:644 \
+	max_threads:644 max_sockets:644; do
+	check "${f%:*} has mode ${f#*:}, owned by root" \
+		test "$(stat -c '%a %U' $sys/${f%:*})" = "${f#*:} root"
+done
+check "list_pid is empty after load" list_is
+check "stats: no thread, no socket" sh -c "[ $(stat_of threads) = 0 ] && [ $(stat_of sockets) = 0 ]"
+check "inherit is 1 by default" reads_exactly $sys/inherit 1
+
+sleep 600 & s1=$!
+sleep 600 & s2=$!
+sleep 600 & s3=$!
+
+for bad in '\n' ' ' '\t\n' abc -1 +5 0 00 12a 1,2 0x10 1.5 \
+	99999999999999999999 2147483648 "$s1 x" "$s1 -1" "$s1 0" "$s1\\0" \
+	"$s1\\r\\n" "$s1;$s2" "$s1\\n\\n$s2 abc"; do
+	check "add_pid refuses '$bad' with EINVAL" write_expect $sys/add_pid "$bad" "Invalid argument"
+done
+check "... and nothing was flagged" list_is
+check "... trace still reads 0" reads_exactly $sys/trace 0
+for bad in 999999 4194304 2147483647 "$s1 999999" "$s1 $s2 3999999"; do
+	check "add_pid refuses '$bad' with ESRCH" write_expect $sys/add_pid "$bad" "No such process"
+done
+check "... and nothing was flagged" list_is
+check "... trace still reads 0" reads_exactly $sys/trace 0
+
+check "add_pid $s1" sh -c "echo $s1 > $sys/add_pid"
+check "list_pid: '$s1 $s1 manual'" list_is "$s1 $s1 manual"
+check "trace reads 1 at once" reads_exactly $sys/trace 1
+check "stats: 1 thread" test "$(stat_of threads)" = 1
+check "add_pid $s1 again is accepted" sh -c "echo $s1 > $sys/add_pid"
+check "... and lists it once" list_is "$s1 $s1 manual"
+check "add_pid '$s2\\n$s3 $s2 ' (newline, repeat, trailing space)" \
+	sh -c "/usr/bin/printf '$s2\\n$s3 $s2 ' > $sys/add_pid"
+check "list_pid: three threads" list_is "$s1 $s1 manual" "$s2 $s2 manual" "$s3 $s3 manual"
+check "stats: 3 threads" test "$(stat_of threads)" = 3
+check "list_pid ends with a newline" ends_with_newline $sys/list_pid
+
+for bad in abc -1 0 "$s1 x"; do
+	check "remove_pid refuses '$bad' with EINVAL" write_expect $sys/remove_pid "$bad" "Invalid argument"
+done
+check "remove_pid refuses '$s1 999999' with ESRCH" write_expect $sys/remove_pid "$s1 999999" "No such process"
+check "... and all three stay flagged" list_is "$s1 $s1 manual" "$s2 $s2 manual" "$s3 $s3 manual"
+u0=$(stat_of unflags)
+check "remove_pid '$s1 $s2'" sh -c "echo '$s1 $s2' > $sys/remove_pid"
+check "list_pid: $s3 only" list_is "$s3 $s3 manual"
+check "remove_pid of a thread that is not flagged is accepted" sh -c "echo $s1 > $sys/remove_pid"
+check "... and changes nothing" list_is "$s3 $s3 manual"
+kill $s3
+wait $s3 2>/dev/null
+check "a flagged thread that exits leaves list_pid" list_is
+check "trace reads 0 again" reads_exactly $sys/trace 0
+u1=$(stat_of unflags)
+check "stats: 3 unflags ($u0 -> $u1), 0 threads" \
+	sh -c "[ $((u1 - u0)) -eq 3 ] && [ $(stat_of threads) = 0 ]"
+
+# A flagged shell's child is flagged (inherited from the shell), and not
+# with inherit 0.
+sh -c "echo \$\$ > $sys/add_pid; echo \$\$ > /tmp/p1; sleep 600 & echo \$! > /tmp/c1; wait" &
+sh1=$!
+check "a flagged shell started a child" wait_for 20 test -s /tmp/c1
+p1=$(cat /tmp/p1) c1=$(cat /tmp/c1)
+check "list_pid: the shell manual, its child inherited from it" \
+	list_is "$p1 $p1 manual" "$c1 $c1 inherited $p1"
+check "stats: inherits counted" test "$(stat_of inherits)" -ge 1
+check "inherit refuses '2' with EINVAL" write_expect $sys/inherit 2 "Invalid argument"
+check "inherit 0" sh -c "echo 0 > $sys/inherit"
+check "inherit reads 0" reads_exactly $sys/inherit 0
+sh -c "echo \$\$ > $sys/add_pid; echo \$\$ > /tmp/p2; sleep 600 & echo \$! > /tmp/c2; wait" &
+sh2=$!
+check "a second flagged shell started a child" wait_for 20 test -s /tmp/c2
+p2=$(cat /tmp/p2) c2=$(cat /tmp/c2)
+check "with inherit 0 the child is not flagged" \
+	list_is "$p1 $p1 manual" "$c1 $c1 inherited $p1" "$p2 $p2 manual"
+check "inherit 1" sh -c "echo 1 > $sys/inherit"
+kill $c1 $c2
+wait $sh1 $sh2 2>/dev/null
+check "the shells and children exited: list_pid empty" wait_for 10 list_is
+
+# Limits: a write that would pass max_threads is refused whole.
+sleep 600 & s3=$!
+for bad in 0 -1 abc 65537 '2 ' '\n'; do
+	check "max_threads refuses '$bad' with EINVAL" write_expect $sys/max_threads "$bad" "Invalid argument"
+done
+check "max_threads still reads 4096" reads_exactly $sys/max_threads 4096
+check "max_threads 2" sh -c "echo 2 > $sys/max_threads"
+check "add_pid of 3 threads over a limit of 2: ENOSPC" \
+	write_expect $sys/add_pid "$s1 $s2 $s3" "No space left on device"
+check "... and nothing was flagged" list_is
+check "add_pid of 2 threads" sh -c "echo '$s1 $s2' > $sys/add_pid"
+check "a third one: ENOSPC" write_expect $sys/add_pid "$s3" "No space left on device"
+check "... the two stay" list_is "$s1 $s1 manual" "$s2 $s2 manual"
+check "max_threads back to 4096" sh -c "echo 4096 > $sys/max_threads"
+for bad in 0 -1 abc 1048577; do
+	check "max_sockets refuses '$bad' with EINVAL" write_expect $sys/max_sockets "$bad" "Invalid argument"
+done
+check "max_sockets still reads 4096" reads_exactly $sys/max_sockets 4096
+check "max_sockets 100 reads back" sh -c "echo 100 > $sys/max_sockets && [ \$(cat $sys/max_sockets) = 100 ]"
+
+# Root only; reads for everyone, each ending with a newline.
+check "nobody cannot add_pid" as_nobody "write_expect $sys/add_pid $s3 'Permission denied'"
+check "nobody cannot remove_pid" as_nobody "write_expect $sys/remove_pid $s1 'Permission denied'"
+check "nobody cannot change inherit" as_nobody "write_expect $sys/inherit 0 'Permission denied'"
+check "... nothing changed" list_is "$s1 $s1 manual" "$s2 $s2 manual"
+check "nobody can read list_pid and stats" as_nobody "cat $sys/list_pid $sys/stats"
+for f in list_pid stats trace probe inherit max_threads max_sockets; do
+	check "$f ends with a newline" ends_with_newline $sys/$f
+done
+n=$(awk 'NF != 2 || $2 !~ /^[0-9]+$/' $sys/stats | wc -l)
+[ "$n" -eq 0 ] && ok "stats: every line is 'name number'" || not_ok "stats: $n lines are not 'name number'"
+
+check "rmmod with two threads flagged" rmmod dtracer
+check "modprobe again" modprobe dtracer
+check "list_pid starts empty" list_is
+check "trace starts at 0" reads_exactly $sys/trace 0
+check "final rmmod" rmmod dtracer
+kill $s1 $s2 $s3
+dt_finish

@@ -1,0 +1,14 @@
+#!/bin/sh
+# One guest: the thread-flag interface of /sys/distributed-tracer/
+# (add_pid, remove_pid, list_pid, inherit, max_threads, max_sockets,
+# stats): every malformed write refused with its errno and nothing
+# changed, flags dropped at exit, inherited at fork, root only. See
+# guest-control.sh.
+. "$DT_BUILDDIR/tests/vm/config.sh"
+. "$DT_SRCDIR/tests/vm/tap.sh"
+. "$DT_SRCDIR/tests/vm/vm.sh"
+
+out=$DT_BUILDDIR/tests/out/control
+vm_run "$out" "$DT_SRCDIR/tests/kernel/guest-control.sh" dt-solo
+vm_report "$out" dt-solo
+tap_done
