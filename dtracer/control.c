@@ -158,7 +158,7 @@ static ssize_t stats_show(struct kobject *kobj, struct kobj_attribute *attr,
 		len += sysfs_emit_at(buf, len, "%s %llu\n", dt_stat_name(s),
 				     dt_stat_read(s));
 	len += sysfs_emit_at(buf, len, "drops_missed_probes %lu\n",
-			     dt_egress_missed() + dt_ingress_missed());
+			     dt_egress_missed());
 	return len;
 }
 

@@ -139,7 +139,6 @@ unsigned long dt_egress_missed(void);
 /* ingress.c: detect marked segments, flag the threads that read them. */
 int dt_ingress_arm(void);
 void dt_ingress_disarm(void);
-unsigned long dt_ingress_missed(void);
 
 /* control.c: /sys/distributed-tracer/. */
 int dt_control_init(void);

@@ -8,22 +8,23 @@
  *    socket, and its sequence range is added to the socket's received
  *    marked ranges. The packet is left as it came: the stack ignores the
  *    bit. Unmarked packets cost a protocol test and one byte test.
- * 2. Propagation (kretprobe on tcp_recvmsg, where the kernel has no
- *    tracepoint): a read that moves copied_seq over marked bytes flags
- *    the reading thread, with the socket as its reason. Reads of sockets
- *    that never received marked bytes are not followed (the entry handler
- *    declines them). MSG_PEEK does not move copied_seq: it flags nothing.
+ * 2. Propagation (tracepoint tcp_rcv_space_adjust, which every TCP read
+ *    path fires in the reader's context once it has taken bytes): a read
+ *    that moves copied_seq past marked bytes flags the reading thread,
+ *    with the socket as its reason. It works for a reader that was
+ *    already blocked when the marked bytes arrived. MSG_PEEK does not
+ *    move copied_seq: it flags nothing.
  */
 #include "dtracer.h"
 
 #include <linux/ip.h>
 #include <linux/ipv6.h>
-#include <linux/kprobes.h>
 #include <linux/netfilter.h>
 #include <linux/netfilter_ipv4.h>
 #include <linux/netfilter_ipv6.h>
 #include <linux/skbuff.h>
 #include <linux/tcp.h>
+#include <linux/tracepoint.h>
 #include <net/inet_hashtables.h>
 #include <net/inet6_hashtables.h>
 #include <net/ip.h>
@@ -137,69 +138,46 @@ static struct pernet_operations dt_ingress_net_ops = {
 	.exit = dt_ingress_net_exit,
 };
 
-struct dt_recv_ctx {
-	struct sock *sk;
-	u32 copied;
-};
-
-static int dt_recv_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+/*
+ * tcp_rcv_space_adjust: the reader has just moved copied_seq over the
+ * bytes it took (recvmsg, read, splice, zero-copy receive all call it, in
+ * the reader's context, socket locked). Marked bytes before copied_seq
+ * have been read: flag the reader. With MSG_PEEK copied_seq stays put.
+ */
+static void dt_on_read(void *data, struct sock *sk)
 {
-	struct dt_recv_ctx *ctx = (void *)ri->data;
-	struct sock *sk = (void *)regs_get_kernel_argument(regs, 0);
-	bool follow;
-
-	if (!dt_socks_count())
-		return 1;
-	rcu_read_lock();
-	follow = dt_sock_find(sk);
-	rcu_read_unlock();
-	if (!follow)
-		return 1;
-	ctx->sk = sk;
-	ctx->copied = READ_ONCE(tcp_sk(sk)->copied_seq);
-	return 0;
-}
-
-static int dt_recv_return(struct kretprobe_instance *ri, struct pt_regs *regs)
-{
-	struct dt_recv_ctx *ctx = (void *)ri->data;
-	struct sock *sk = ctx->sk;
 	u32 now = READ_ONCE(tcp_sk(sk)->copied_seq);
 	struct dt_sock *ds;
 	unsigned long irq;
 	bool hit = false;
 
-	if (now == ctx->copied)
-		return 0;
+	if (!dt_socks_count())
+		return;
 	rcu_read_lock();
 	ds = dt_sock_find(sk);
 	if (ds) {
 		spin_lock_irqsave(&ds->lock, irq);
-		hit = dt_ranges_overlap(&ds->rcvd, ctx->copied, now);
+		hit = ds->rcvd.n && dt_seq_before(ds->rcvd.r[0].start, now);
 		dt_ranges_prune(&ds->rcvd, now);
 		spin_unlock_irqrestore(&ds->lock, irq);
 	}
 	rcu_read_unlock();
 	if (hit)
 		dt_flags_propagate(current, sk);
-	return 0;
 }
 
-#define DT_RECV_MAXACTIVE 512
-
-static struct kretprobe dt_krp_recvmsg;
+static struct tracepoint *dt_tp_read;
 
 int dt_ingress_arm(void)
 {
 	int ret;
 
-	memset(&dt_krp_recvmsg, 0, sizeof(dt_krp_recvmsg));
-	dt_krp_recvmsg.kp.symbol_name = "tcp_recvmsg";
-	dt_krp_recvmsg.entry_handler = dt_recv_entry;
-	dt_krp_recvmsg.handler = dt_recv_return;
-	dt_krp_recvmsg.data_size = sizeof(struct dt_recv_ctx);
-	dt_krp_recvmsg.maxactive = DT_RECV_MAXACTIVE;
-	ret = register_kretprobe(&dt_krp_recvmsg);
+	dt_tp_read = dt_tracepoint_find("tcp_rcv_space_adjust");
+	if (!dt_tp_read) {
+		pr_err("kernel has no tcp_rcv_space_adjust tracepoint\n");
+		return -ENOENT;
+	}
+	ret = tracepoint_probe_register(dt_tp_read, dt_on_read, NULL);
 	if (ret) {
 		pr_err("cannot hook TCP reads: %d\n", ret);
 		return ret;
@@ -207,7 +185,8 @@ int dt_ingress_arm(void)
 	ret = register_pernet_subsys(&dt_ingress_net_ops);
 	if (ret) {
 		pr_err("cannot hook LOCAL_IN: %d\n", ret);
-		unregister_kretprobe(&dt_krp_recvmsg);
+		tracepoint_probe_unregister(dt_tp_read, dt_on_read, NULL);
+		tracepoint_synchronize_unregister();
 	}
 	return ret;
 }
@@ -215,10 +194,6 @@ int dt_ingress_arm(void)
 void dt_ingress_disarm(void)
 {
 	unregister_pernet_subsys(&dt_ingress_net_ops);
-	unregister_kretprobe(&dt_krp_recvmsg);
-}
-
-unsigned long dt_ingress_missed(void)
-{
-	return dt_krp_recvmsg.nmissed;
+	tracepoint_probe_unregister(dt_tp_read, dt_on_read, NULL);
+	tracepoint_synchronize_unregister();
 }

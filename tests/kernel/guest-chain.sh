@@ -1,0 +1,136 @@
+# Guest side of t-chain.sh (sourced after tests/vm/guest-lib.sh).
+#
+#   dt-a client            dt-b middle                dt-c server
+#   bash, flagged  --7200-->  socat (fork)  --7201-->  dt-tcp serve -d 3000
+#   (/dev/tcp)     <--------                <--------
+#   7298/7299: "ready" servers on dt-b/dt-c; 7297: "done" from dt-a.
+tcp=$DT_BUILDDIR/tests/tools/dt-tcp
+pcap=$DT_BUILDDIR/tests/tools/dt-pcap
+sys=/sys/distributed-tracer
+a=$(dt_addr dt-a) b=$(dt_addr dt-b) c=$(dt_addr dt-c)
+
+stat_of() {
+	awk -v k="$1" '$1 == k { print $2 }' $sys/stats
+}
+
+# propagated LOCAL REMOTE_ADDR: the tid flagged from that socket, if any.
+propagated() {
+	awk -v l="$1" -v r="$2:" '$3 == "propagated" && $4 == l && index($5, r) == 1 { print $1 }' $sys/list_pid
+}
+
+# flagged_from LOCAL REMOTE_ADDR: some thread is flagged from that socket.
+flagged_from() {
+	[ -n "$(propagated "$1" "$2")" ]
+}
+
+# first_port SRC DST DPORT: the source port of the first data segment.
+first_port() {
+	awk -v s="$1" -v d="$2" -v dp="$3" '$1 == s && $3 == d && $4 == dp && $6 > 0 { print $2; exit }' /tmp/segs
+}
+
+# data SRC SPORT|* DST DPORT|*: "N M": data segments, how many marked.
+data() {
+	awk -v s="$1" -v sp="$2" -v d="$3" -v dp="$4" '
+		$1 == s && (sp == "*" || $2 == sp) && $3 == d && (dp == "*" || $4 == dp) && $6 > 0 { n++; m += $7 }
+		END { print n + 0, m + 0 }' /tmp/segs
+}
+
+all_marked() {
+	set -- $(data "$@")
+	[ "$1" -gt 0 ] && [ "$1" -eq "$2" ] || { echo "$2 of $1 data segments marked"; return 1; }
+}
+
+capture() {
+	tcpdump -i eth0 -n -U -w /tmp/cap.pcap tcp 2> /tmp/tcpdump.err &
+	tdpid=$!
+	check "tcpdump is capturing" wait_for 30 grep -q listening /tmp/tcpdump.err
+}
+
+end_capture() {
+	sleep 1
+	kill $tdpid
+	wait $tdpid
+	check "the capture reads back" sh -c "$pcap /tmp/cap.pcap > /tmp/segs"
+	cp /tmp/segs "$DT_RESULTS/segs"
+}
+
+check "modprobe dtracer" modprobe dtracer
+check "probe armed" sh -c "echo 1 > $sys/probe"
+capture
+
+case $DT_HOST in
+dt-a)
+	check "dt-c is up" wait_for 120 $tcp request dt-c 7299 ping
+	check "dt-b is up" wait_for 120 $tcp request dt-b 7298 ping
+	# The client: bash itself, flagged, talking through /dev/tcp.
+	bash -c '
+		echo $$ > /sys/distributed-tracer/add_pid || exit 1
+		exec 3<>/dev/tcp/dt-b/7200 || exit 1
+		printf hello >&3
+		read -r -t 60 -N 10 answer <&3
+		echo "$answer" > /tmp/answer
+		grep "^$$ " /sys/distributed-tracer/list_pid > /tmp/still
+		exec 3>&-' > /tmp/client.err 2>&1
+	check "the client got the server's answer through the middle" grep -qx echo:hello /tmp/answer
+	check "the client is still flagged after the answer (manual)" \
+		grep -q '^[0-9]* [0-9]* manual$' /tmp/still
+	check "an unflagged request through the same chain" $tcp request dt-b 7200 plain
+	check "told dt-b we are done" wait_for 120 $tcp request dt-b 7297 done
+	check "told dt-c we are done" wait_for 120 $tcp request dt-c 7297 done
+	end_capture
+	p=$(first_port "$a" "$b" 7200)
+	check "the client's request left marked" all_marked "$a" "$p" "$b" 7200
+	check "the middle's answer came back marked" all_marked "$b" 7200 "$a" "$p"
+	;;
+dt-b)
+	socat TCP4-LISTEN:7200,fork,reuseaddr TCP4:dt-c:7201 2> /tmp/socat.err &
+	socat=$!
+	check "socat listens on 7200" wait_for 30 sh -c "ss -Hltn | grep -q ':7200 '"
+	$tcp serve -4 7298 0 > /dev/null 2>&1 &
+	ready=$!
+	check "socat's child is flagged while it serves (propagated, client socket)" \
+		wait_for 120 flagged_from "$b:7200" "$a"
+	tid=$(propagated "$b:7200" "$a")
+	diag "list_pid: $(cat $sys/list_pid)"
+	check "... and it is a socat process" grep -qx socat /proc/$tid/comm
+	check "the middle is unflagged once it has answered" \
+		wait_for 60 sh -c "! grep -q '^$tid ' $sys/list_pid"
+	check "dt-a says it is done" timeout 300 $tcp serve -4 7297 1
+	check "the unflagged request flagged nobody: list_pid empty" test -z "$(cat $sys/list_pid)"
+	diag "$(cat $sys/stats)"
+	check "stats: 1 propagation, 1 response" \
+		sh -c "[ $(stat_of propagations) = 1 ] && [ $(stat_of responses) = 1 ]"
+	kill $socat $ready
+	end_capture
+	p=$(first_port "$b" "$c" 7201)
+	check "the middle's request to the server left marked" all_marked "$b" "$p" "$c" 7201
+	;;
+dt-c)
+	$tcp serve -4 -d 3000 7201 2 > /tmp/serve.log 2>&1 &
+	srv=$!
+	$tcp serve -4 7299 0 > /dev/null 2>&1 &
+	ready=$!
+	check "the server is flagged while it serves (propagated, socket from the middle)" \
+		wait_for 120 flagged_from "$c:7201" "$b"
+	check "... and it is the server's thread" test "$(propagated "$c:7201" "$b")" = "$srv"
+	diag "list_pid: $(cat $sys/list_pid)"
+	check "the server is unflagged once it has answered" \
+		wait_for 60 sh -c "! grep -q '^$srv ' $sys/list_pid"
+	check "dt-a says it is done" timeout 300 $tcp serve -4 7297 1
+	check "the unflagged request flagged nobody: list_pid empty" test -z "$(cat $sys/list_pid)"
+	diag "$(cat $sys/stats)"
+	check "stats: 1 propagation, 1 response" \
+		sh -c "[ $(stat_of propagations) = 1 ] && [ $(stat_of responses) = 1 ]"
+	wait $srv
+	kill $ready
+	end_capture
+	first=$(first_port "$b" "$c" 7201)
+	check "the flagged request arrived marked" all_marked "$b" "$first" "$c" 7201
+	check "the server's answer left marked" all_marked "$c" 7201 "$b" "$first"
+	set -- $(awk -v c="$c" -v f="$first" '$3 == c && $4 == 7201 && $2 != f && $6 > 0 { n++; m += $7 } END { print n + 0, m + 0 }' /tmp/segs)
+	[ "$1" -gt 0 ] && [ "$2" -eq 0 ] && ok "the unflagged request arrived unmarked ($1 segments)" ||
+		not_ok "the unflagged request arrived unmarked ($2 of $1 segments marked)"
+	;;
+esac
+check "rmmod dtracer" rmmod dtracer
+dt_finish

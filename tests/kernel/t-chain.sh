@@ -1,0 +1,15 @@
+#!/bin/sh
+# Three guests, each running dtracer: a flagged client (bash) on dt-a,
+# socat as the middle on dt-b, a dt-tcp server on dt-c that takes 3 s to
+# answer. The mark follows the request hop by hop: the middle's and the
+# server's threads are flagged while they serve and unflagged once they
+# answer; the client stays flagged; an unflagged request through the
+# same chain flags nobody. See guest-chain.sh.
+. "$DT_BUILDDIR/tests/vm/config.sh"
+. "$DT_SRCDIR/tests/vm/tap.sh"
+. "$DT_SRCDIR/tests/vm/vm.sh"
+
+out=$DT_BUILDDIR/tests/out/chain
+vm_run "$out" "$DT_SRCDIR/tests/kernel/guest-chain.sh" dt-a dt-b dt-c
+vm_report "$out" dt-a dt-b dt-c
+tap_done
