@@ -43,6 +43,13 @@ expect_error "a missing guest module tree names linux-image-$DT_KERNEL_RELEASE" 
 	"(Debian package: linux-image-$DT_KERNEL_RELEASE)" -- --with-kernel-modules=/nonexistent
 expect_error "missing libbabeltrace2 names libbabeltrace2-dev" \
 	"(Debian package: libbabeltrace2-dev)" PKG_CONFIG_LIBDIR=/nonexistent PKG_CONFIG_PATH= --
+# Only babeltrace2's .pc file visible: libpcap is the one missing.
+mkdir -p "$tmp/pc"
+cp "$(pkg-config --variable=pcfiledir babeltrace2)/babeltrace2.pc" "$tmp/pc/"
+expect_error "missing libpcap names libpcap-dev" \
+	"(Debian package: libpcap-dev)" PKG_CONFIG_LIBDIR="$tmp/pc" PKG_CONFIG_PATH= --
+expect_error "a missing guest-side tool names its package (socat)" \
+	"(Debian package: socat)" ac_cv_path_SOCAT=/nonexistent/socat --
 expect_error "a missing tool names its package (qemu-system-x86)" \
 	"(Debian package: qemu-system-x86)" ac_cv_path_QEMU=/nonexistent/qemu-system-x86_64 --
 expect_error "a --with-kernel-private without the headers is refused" \

@@ -29,7 +29,8 @@
 # Settings (environment): DT_VM_TIMEOUT (seconds per guest, default
 # 600), DT_VM_MEM (MiB, default 1536), DT_VM_SMP (default 2),
 # DT_VM_ACCEL (tcg by default; kvm as an opt-in: nested KVM hangs on
-# some hosts), DT_VM_KEEP=1 to keep the namespace for debugging.
+# some hosts), DT_VM_KEEP=1 to keep the namespace for debugging,
+# DT_VM_APPEND="loglevel=7 ..." for more kernel command line.
 #
 # Needs: tests/vm/config.sh sourced first (paths made by configure).
 
@@ -116,7 +117,7 @@ vm_start() {
 		-no-reboot -pidfile "$_res/qemu.pid" \
 		-serial "file:$_res/console.log" \
 		-kernel "$DT_KERNEL_IMAGE" -initrd "$DT_VM_INITRAMFS" \
-		-append "console=ttyS0 panic=-1 panic_on_warn=1 oops=panic quiet" \
+		-append "console=ttyS0 panic=-1 panic_on_warn=1 oops=panic softlockup_panic=1 quiet ${DT_VM_APPEND:-}" \
 		-virtfs "local,path=/,mount_tag=root,security_model=none,readonly=on,multidevs=remap" \
 		-virtfs "local,path=$_res,mount_tag=results,security_model=none" \
 		-netdev "tap,id=n0,ifname=tap$1,script=no,downscript=no" \
