@@ -30,7 +30,11 @@
 # 600), DT_VM_MEM (MiB, default 1536), DT_VM_SMP (default 2),
 # DT_VM_ACCEL (tcg by default; kvm as an opt-in: nested KVM hangs on
 # some hosts), DT_VM_KEEP=1 to keep the namespace for debugging,
-# DT_VM_APPEND="loglevel=7 ..." for more kernel command line.
+# DT_VM_APPEND="loglevel=7 ..." for more kernel command line,
+# DT_VM_TCG_THREAD (single by default: one host thread runs all of a
+# guest's vCPUs; multi-threaded TCG let a vCPU run stale translated code
+# after the kernel patched its text for a kprobe, which crashed or hung
+# guests that armed dtracer under traffic).
 #
 # Needs: tests/vm/config.sh sourced first (paths made by configure).
 
@@ -84,7 +88,7 @@ vm_tap_add() {
 
 vm_accel_args() {
 	case ${DT_VM_ACCEL:-tcg} in
-	tcg) echo "-accel tcg -cpu max" ;;
+	tcg) echo "-accel tcg,thread=${DT_VM_TCG_THREAD:-single} -cpu max" ;;
 	kvm) echo "-accel kvm -cpu host" ;;
 	*) echo "vm: DT_VM_ACCEL must be tcg or kvm" >&2; return 1 ;;
 	esac
