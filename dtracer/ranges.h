@@ -18,7 +18,7 @@
 #include "kernel-types.h"	/* tests/unit/: u8, u32, bool, errno */
 #endif
 
-#define DT_RANGES_MAX 8
+#define DT_RANGES_MAX 16
 
 struct dt_range {
 	u32 start;

@@ -5,7 +5,8 @@
 #   dt-b: dtracer armed; clients, flagged or not, one port per case
 #
 #   7100 flagged echo   7101 unflagged echo (same time)   7102 duo: two
-#   threads on one socket, one flagged   7103 flagged 1 MiB (TSO)
+#   threads on one socket, one flagged, 12 writes each back to back (at
+#   most 12 marked ranges unacknowledged: within a socket's 16)   7103 flagged 1 MiB (TSO)
 #   7104 unflagged 1 MiB (same time)   7105 flagged 256 KiB, 10% loss
 #   7106 flagged echo, probe 0   7107/7108 IPv6 flagged/unflagged echo
 #   7109 flagged 1 MiB, TSO off (software GSO)   7110 flagged echo, TX
@@ -129,7 +130,7 @@ dt-b)
 	[ "$n" -ge 20 ] && ok "stats: marks_sent counts them ($n)" || not_ok "stats: marks_sent is $n, expected at least 20"
 
 	mkfifo /tmp/duo.in
-	$tcp duo dt-a 7102 50 1000 < /tmp/duo.in > /tmp/duo.tid 2> /tmp/duo.err &
+	$tcp duo dt-a 7102 12 1000 < /tmp/duo.in > /tmp/duo.tid 2> /tmp/duo.err &
 	duo=$!
 	exec 3> /tmp/duo.in
 	check "duo: its second thread is up" wait_for 20 test -s /tmp/duo.tid
@@ -179,6 +180,8 @@ dt-b)
 	n=$(stat_of drops_unwritable)
 	[ "$n" -eq 0 ] && ok "stats: no segment left unmarked for lack of a writable header" ||
 		not_ok "stats: drops_unwritable is $n"
+	n=$(stat_of drops_ranges)
+	[ "$n" -eq 0 ] && ok "stats: no marked range dropped" || not_ok "stats: drops_ranges is $n"
 	check "told dt-a we are done" $tcp request dt-a 7199 done
 	check "rmmod dtracer" rmmod dtracer
 	;;

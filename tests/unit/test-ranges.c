@@ -32,7 +32,7 @@ static void is(const char *want, const char *what)
 int main(void)
 {
 	unsigned int i;
-	u32 end = 0;
+	u32 end = 0, last;
 
 	memset(&rs, 0, sizeof(rs));
 	ok(!dt_ranges_last_end(&rs, &end), "an empty set has no last end");
@@ -70,12 +70,16 @@ int main(void)
 	for (i = 0; i < DT_RANGES_MAX; i++)
 		ok(dt_ranges_add(&rs, i * 100, i * 100 + 10) == 0,
 		   "range %u of %d fits", i + 1, DT_RANGES_MAX);
-	ok(dt_ranges_add(&rs, 5000, 5010) == -ENOSPC, "one more is refused");
-	ok(rs.n == DT_RANGES_MAX && rs.r[rs.n - 1].start == 700,
+	last = (DT_RANGES_MAX - 1) * 100;
+	ok(dt_ranges_add(&rs, 100000, 100010) == -ENOSPC, "one more is refused");
+	ok(rs.n == DT_RANGES_MAX && rs.r[rs.n - 1].start == last,
 	   "... and the set is unchanged");
-	ok(dt_ranges_add(&rs, 705, 800) == 0, "a range merging into the last still fits");
+	ok(dt_ranges_add(&rs, last + 5, last + 100) == 0,
+	   "a range merging into the last still fits");
+	ok(rs.r[rs.n - 1].end == last + 100, "... and extends it");
 	dt_ranges_prune(&rs, 250);
-	ok(rs.n == 5 && rs.r[0].start == 300, "pruning frees the acknowledged slots");
+	ok(rs.n == DT_RANGES_MAX - 3 && rs.r[0].start == 300,
+	   "pruning frees the acknowledged slots");
 
 	/* Sequence numbers wrap at 2^32. */
 	memset(&rs, 0, sizeof(rs));
