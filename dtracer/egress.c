@@ -62,9 +62,10 @@ static void dt_writer_close(struct dt_sock *ds, u32 end)
 /*
  * Before a write on sk (locked by the caller): open a marked range if the
  * writer is flagged, keep marked and unmarked bytes in different skbs.
- * Returns whether the write needs its return handler.
+ * A flagged writer whose socket cannot be followed (table full, counted)
+ * writes unmarked bytes.
  */
-static bool dt_send_begin(struct sock *sk, bool flagged)
+static void dt_send_begin(struct sock *sk, bool flagged)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
 	struct dt_sock *ds;
@@ -74,7 +75,7 @@ static bool dt_send_begin(struct sock *sk, bool flagged)
 
 	ds = flagged ? dt_sock_get(sk) : dt_sock_find(sk);
 	if (!ds)
-		return false;
+		return;
 	seq = READ_ONCE(tp->write_seq);
 	spin_lock_irqsave(&ds->lock, irq);
 	dt_ranges_prune(&ds->sent, READ_ONCE(tp->snd_una));
@@ -88,22 +89,22 @@ static bool dt_send_begin(struct sock *sk, bool flagged)
 	if (flagged != tail_marked)
 		dt_close_tail(sk);
 	spin_unlock_irqrestore(&ds->lock, irq);
-	return flagged;
 }
 
 static int dt_send_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct dt_send_ctx *ctx = (void *)ri->data;
 	struct sock *sk = (void *)regs_get_kernel_argument(regs, 0);
-	bool flagged = dt_flagged(current), follow;
+	bool flagged = dt_flagged(current);
 
 	if (!flagged && !dt_socks_count())
 		return 1;
 	rcu_read_lock();
-	follow = dt_send_begin(sk, flagged);
+	dt_send_begin(sk, flagged);
 	rcu_read_unlock();
 	ctx->sk = sk;
-	return !follow;
+	/* Only flagged writes need the return: close the range, unflag. */
+	return !flagged;
 }
 
 static int dt_send_return(struct kretprobe_instance *ri, struct pt_regs *regs)
@@ -144,7 +145,7 @@ static void dt_send_probe_init(struct kretprobe *rp, const char *symbol)
 	rp->maxactive = DT_SEND_MAXACTIVE;
 }
 
-/* Whether the payload of the segment starting at th overlaps marked bytes. */
+/* Whether the bytes [seq, end) of sk include marked ones. */
 static bool dt_segment_marked(const struct sock *sk, u32 seq, u32 end)
 {
 	struct dt_sock *ds;
@@ -262,7 +263,9 @@ void dt_egress_disarm(void)
 	unregister_kretprobes(dt_send_probes, ARRAY_SIZE(dt_send_probes));
 }
 
+/* Writes not seen: no free kretprobe instance, or a kprobe already running. */
 unsigned long dt_egress_missed(void)
 {
-	return dt_krp_sendmsg.nmissed + dt_krp_sendpages.nmissed;
+	return dt_krp_sendmsg.nmissed + dt_krp_sendpages.nmissed +
+	       dt_krp_sendmsg.kp.nmissed + dt_krp_sendpages.kp.nmissed;
 }
