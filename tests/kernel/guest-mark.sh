@@ -10,7 +10,9 @@
 #   7104 unflagged 1 MiB (same time)   7105 flagged 256 KiB, 10% loss
 #   7106 flagged echo, probe 0   7107/7108 IPv6 flagged/unflagged echo
 #   7109 flagged 1 MiB, TSO off (software GSO)   7110 flagged echo, TX
-#   checksum offload off   7199 "done"
+#   checksum offload off   7111 two flagged clients, max_sockets 1 on
+#   dt-b: the second one's socket is not followed (counted drop)
+#   7199 "done"
 tcp=$DT_BUILDDIR/tests/tools/dt-tcp
 pcap=$DT_BUILDDIR/tests/tools/dt-pcap
 sys=/sys/distributed-tracer
@@ -67,6 +69,7 @@ dt-a)
 	for p in 7103 7104 7105 7109; do
 		$tcp serve -4 -s $p 0 > /tmp/serve-$p.log 2>&1 &
 	done
+	$tcp serve -4 -d 2000 7111 0 > /tmp/serve-7111.log 2>&1 &
 	for p in 7107 7108; do
 		$tcp serve -6 $p 0 > /tmp/serve-$p.log 2>&1 &
 	done
@@ -109,6 +112,10 @@ dt-a)
 	check "no TCP checksum errors on dt-a" test "$(nstat_of TcpInCsumErrors)" = 0
 	check "IPv6, flagged client: every data segment marked" all_marked 7107
 	check "IPv6, unflagged client: none marked" none_marked 7108
+	set -- $(count 7111)
+	[ "$1" -eq 2 ] && [ "$2" -eq 1 ] &&
+		ok "max_sockets 1: of two flagged clients' requests, only the followed one is marked" ||
+		not_ok "max_sockets 1: $2 of $1 requests marked, expected 1 of 2"
 	n=$(awk '$8 == 1' /tmp/segs | wc -l)
 	[ "$n" -eq 0 ] && ok "the AE/NS bit is never set" || not_ok "the AE/NS bit is set on $n segments"
 	n=$(awk -v a="$DT_ADDR" -v b="$DT_ADDR6" '($1 == a || $1 == b) && $7 == 1' /tmp/segs | wc -l)
@@ -175,6 +182,19 @@ dt-b)
 	u=$!
 	wait $f && ok "IPv6 flagged client got its answers" || not_ok "IPv6 flagged client got its answers ($(cat /tmp/f6.out))"
 	wait $u && ok "IPv6 unflagged client got its answers" || not_ok "IPv6 unflagged client got its answers"
+
+	check "no socket followed any more" wait_for 30 sh -c "[ \$(awk '\$1 == \"sockets\" { print \$2 }' $sys/stats) = 0 ]"
+	check "max_sockets 1" sh -c "echo 1 > $sys/max_sockets"
+	flagged $tcp request dt-a 7111 first > /tmp/m1.out 2>&1 &
+	m1=$!
+	check "the first client's socket is followed" wait_for 20 sh -c "[ \$(awk '\$1 == \"sockets\" { print \$2 }' $sys/stats) = 1 ]"
+	check "a second flagged client, while the first waits for its answer" \
+		flagged $tcp request dt-a 7111 second
+	wait $m1 && ok "the first client got its answer" || not_ok "the first client got its answer"
+	n=$(stat_of drops_sockets)
+	[ "$n" -ge 1 ] && ok "stats: the second socket was dropped and counted ($n)" ||
+		not_ok "stats: drops_sockets is $n, expected at least 1"
+	check "max_sockets back to 4096" sh -c "echo 4096 > $sys/max_sockets"
 
 	diag "$(cat $sys/stats)"
 	n=$(stat_of drops_unwritable)
