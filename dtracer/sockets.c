@@ -136,11 +136,15 @@ void dt_tuple_from_sock(struct dt_tuple *t, const struct sock *sk)
 	t->lport = inet->inet_sport;
 	t->rport = inet->inet_dport;
 #if IS_ENABLED(CONFIG_IPV6)
-	if (sk->sk_family == AF_INET6) {
+	/* An IPv6 socket talking IPv4 (v4-mapped) is IPv4 on the wire. */
+	if (sk->sk_family == AF_INET6 &&
+	    !(ipv6_addr_v4mapped(&sk->sk_v6_rcv_saddr) &&
+	      ipv6_addr_v4mapped(&sk->sk_v6_daddr))) {
 		t->laddr = sk->sk_v6_rcv_saddr;
 		t->raddr = sk->sk_v6_daddr;
 		return;
 	}
+	t->family = AF_INET;
 #endif
 	t->laddr.s6_addr32[0] = inet->inet_saddr;
 	t->raddr.s6_addr32[0] = inet->inet_daddr;

@@ -23,6 +23,14 @@ if [ $rc -ne 0 ] || [ ! -s "$out/dt-server/trace.txt" ]; then
 	exit 1
 fi
 echo
+echo "demo: dt-client flagged its request; dt-server's list_pid while serving it:"
+sed 's/^/  /' "$out/dt-server/list_pid.serving"
+for n in dt-client dt-server; do
+	printf 'demo: %s stats:' "$n"
+	awk '$1 ~ /^(marks_sent|marks_received|propagations|responses)$/ { printf " %s %s", $1, $2 }' "$out/$n/stats"
+	echo
+done
+echo
 total=$(wc -l < "$out/dt-server/trace.txt")
 echo "demo: the collector received $total events from dt-client; those of"
 echo "the request's own (process dt-tcp, first 25):"

@@ -1,11 +1,22 @@
 # Guest side of the demo (sourced after tests/vm/guest-lib.sh).
 tcp=$DT_BUILDDIR/tests/tools/dt-tcp
+sys=/sys/distributed-tracer
 
 case $DT_HOST in
 dt-server)
 	check "lttng-relayd (the collector) starts" lttng-relayd -d -o /tmp/relay
-	$tcp serve 7000 0 > /tmp/serve.log 2>&1 &
+	check "load dtracer.ko" modprobe dtracer
+	check "arm dtracer (probe = 1)" sh -c "echo 1 > $sys/probe"
+	# The server takes 1 s per answer: time to see it flagged.
+	$tcp serve -d 1000 7000 0 > /tmp/serve.log 2>&1 &
+	srv=$!
+	(wait_for 300 grep -q "^$srv " $sys/list_pid &&
+		cat $sys/list_pid > "$DT_RESULTS/list_pid.serving") &
 	check "dt-client finished its session" timeout 300 $tcp serve 7001 1
+	check "the server was flagged while it served dt-client's request" \
+		grep -q "^$srv $srv propagated " "$DT_RESULTS/list_pid.serving"
+	check "... and unflagged once it had answered" sh -c "! grep -q '^$srv ' $sys/list_pid"
+	cat $sys/stats > "$DT_RESULTS/stats"
 	dir=$(ls -d /tmp/relay/dt-client/demo-* 2>/dev/null | head -n 1)
 	check "the trace arrived under dt-client's name" test -d "$dir/kernel"
 	check "babeltrace2 reads it" sh -c "babeltrace2 '$dir' > $DT_RESULTS/trace.txt"
@@ -21,9 +32,11 @@ dt-client)
 	check "syscalls enabled" lttng enable-event -k --syscall connect,sendto,recvfrom,write,read
 	check "process name and thread id on every event" lttng add-context -k -t procname -t tid
 	check "tracing" lttng start
-	check "a request to dt-server" $tcp request dt-server 7000 "hello from dt-client" 3
+	check "a flagged request to dt-server (add_pid, then the request)" \
+		sh -c "echo \$\$ > $sys/add_pid && exec $tcp request dt-server 7000 'hello from dt-client' 3"
 	check "stop" lttng stop
 	check "flush to the collector" lttng destroy demo
+	cat $sys/stats > "$DT_RESULTS/stats"
 	check "tell dt-server we are done" $tcp request dt-server 7001 done
 	;;
 esac
