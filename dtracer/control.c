@@ -106,6 +106,20 @@ static ssize_t inherit_store(struct kobject *kobj, struct kobj_attribute *attr,
 #define DT_MAX_THREADS_LIMIT 65536
 #define DT_MAX_SOCKETS_LIMIT 1048576
 
+/* A table limit: a number from 1 to max. */
+static ssize_t dt_store_limit(const char *buf, size_t count, unsigned int max,
+			      unsigned int *limit)
+{
+	unsigned int v;
+	int ret;
+
+	ret = dt_parse_uint(buf, count, 1, max, &v);
+	if (ret)
+		return ret;
+	WRITE_ONCE(*limit, v);
+	return count;
+}
+
 static ssize_t max_threads_show(struct kobject *kobj,
 				struct kobj_attribute *attr, char *buf)
 {
@@ -116,14 +130,7 @@ static ssize_t max_threads_store(struct kobject *kobj,
 				 struct kobj_attribute *attr,
 				 const char *buf, size_t count)
 {
-	unsigned int v;
-	int ret;
-
-	ret = dt_parse_uint(buf, count, 1, DT_MAX_THREADS_LIMIT, &v);
-	if (ret)
-		return ret;
-	WRITE_ONCE(dt_max_threads, v);
-	return count;
+	return dt_store_limit(buf, count, DT_MAX_THREADS_LIMIT, &dt_max_threads);
 }
 
 static ssize_t max_sockets_show(struct kobject *kobj,
@@ -136,14 +143,7 @@ static ssize_t max_sockets_store(struct kobject *kobj,
 				 struct kobj_attribute *attr,
 				 const char *buf, size_t count)
 {
-	unsigned int v;
-	int ret;
-
-	ret = dt_parse_uint(buf, count, 1, DT_MAX_SOCKETS_LIMIT, &v);
-	if (ret)
-		return ret;
-	WRITE_ONCE(dt_max_sockets, v);
-	return count;
+	return dt_store_limit(buf, count, DT_MAX_SOCKETS_LIMIT, &dt_max_sockets);
 }
 
 static ssize_t stats_show(struct kobject *kobj, struct kobj_attribute *attr,

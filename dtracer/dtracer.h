@@ -68,7 +68,6 @@ struct dt_tuple {
 };
 
 void dt_tuple_from_sock(struct dt_tuple *t, const struct sock *sk);
-bool dt_tuple_equal(const struct dt_tuple *a, const struct dt_tuple *b);
 int dt_tuple_print(char *buf, size_t size, const struct dt_tuple *t);
 
 /* flags.c: the table of flagged threads. */
@@ -119,8 +118,6 @@ struct dt_sock {
 extern unsigned int dt_max_sockets;
 struct dt_sock *dt_sock_find(const struct sock *sk);
 struct dt_sock *dt_sock_get(const struct sock *sk);
-void dt_sock_forget(const struct sock *sk);
-void dt_socks_flush(void);
 unsigned int dt_socks_count(void);
 int dt_sockets_arm(void);
 void dt_sockets_disarm(void);

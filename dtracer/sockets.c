@@ -97,23 +97,24 @@ static void dt_sock_remove_locked(struct dt_sock *ds)
 	kfree_rcu(ds, rcu);
 }
 
-/* sk is being destroyed: forget it. */
-void dt_sock_forget(const struct sock *sk)
+/* sk is being destroyed: forget it. Returns whether it was followed. */
+static bool dt_sock_forget(const struct sock *sk)
 {
 	struct dt_sock *ds;
 	unsigned long irq;
 
 	if (!atomic_read(&dt_nsocks))
-		return;
+		return false;
 	spin_lock_irqsave(&dt_socks_lock, irq);
 	ds = dt_sock_find(sk);
 	if (ds)
 		dt_sock_remove_locked(ds);
 	spin_unlock_irqrestore(&dt_socks_lock, irq);
+	return ds;
 }
 
 /* Drops every entry and refuses new ones until dt_sockets_arm(). */
-void dt_socks_flush(void)
+static void dt_socks_flush(void)
 {
 	struct dt_sock *ds;
 	struct hlist_node *tmp;
@@ -150,13 +151,6 @@ void dt_tuple_from_sock(struct dt_tuple *t, const struct sock *sk)
 	t->raddr.s6_addr32[0] = inet->inet_daddr;
 }
 
-bool dt_tuple_equal(const struct dt_tuple *a, const struct dt_tuple *b)
-{
-	return a->family == b->family && a->lport == b->lport &&
-	       a->rport == b->rport && ipv6_addr_equal(&a->laddr, &b->laddr) &&
-	       ipv6_addr_equal(&a->raddr, &b->raddr);
-}
-
 /* "LOCAL REMOTE", each address:port, IPv6 addresses in brackets. */
 int dt_tuple_print(char *buf, size_t size, const struct dt_tuple *t)
 {
@@ -173,8 +167,12 @@ static int dt_on_destroy(struct kprobe *kp, struct pt_regs *regs)
 {
 	const struct sock *sk = (void *)regs_get_kernel_argument(regs, 0);
 
-	dt_sock_forget(sk);
-	dt_flags_socket_gone(sk);
+	/*
+	 * Only a followed socket can be a flag's reason: propagation needs
+	 * its received ranges, inheritance copies the parent's socket.
+	 */
+	if (dt_sock_forget(sk))
+		dt_flags_socket_gone(sk);
 	return 0;
 }
 

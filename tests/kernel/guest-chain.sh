@@ -9,10 +9,6 @@ pcap=$DT_BUILDDIR/tests/tools/dt-pcap
 sys=/sys/distributed-tracer
 a=$(dt_addr dt-a) b=$(dt_addr dt-b) c=$(dt_addr dt-c)
 
-stat_of() {
-	awk -v k="$1" '$1 == k { print $2 }' $sys/stats
-}
-
 # propagated LOCAL REMOTE_ADDR: the tid flagged from that socket, if any.
 propagated() {
 	awk -v l="$1" -v r="$2:" '$3 == "propagated" && $4 == l && index($5, r) == 1 { print $1 }' $sys/list_pid

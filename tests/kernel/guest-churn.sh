@@ -12,16 +12,8 @@
 tcp=$DT_BUILDDIR/tests/tools/dt-tcp
 sys=/sys/distributed-tracer
 
-stat_of() {
-	awk -v k="$1" '$1 == k { print $2 }' $sys/stats
-}
-
 tables_empty() {
 	[ "$(stat_of threads)" = 0 ] && [ "$(stat_of sockets)" = 0 ]
-}
-
-flagged() {
-	sh -c 'echo $$ > /sys/distributed-tracer/add_pid && exec "$@"' flagged "$@"
 }
 
 # cycle N PIDS: load, arm, flag PIDS, let traffic flow, unload; N times.

@@ -1,10 +1,6 @@
 # Guest side of t-control.sh (sourced after tests/vm/guest-lib.sh).
 sys=/sys/distributed-tracer
 
-stat_of() {
-	awk -v k="$1" '$1 == k { print $2 }' $sys/stats
-}
-
 # list_is LINE...: list_pid holds exactly these lines, in any order.
 list_is() {
 	want=$(for l in "$@"; do echo "$l"; done | sort)

@@ -17,12 +17,6 @@ tcp=$DT_BUILDDIR/tests/tools/dt-tcp
 pcap=$DT_BUILDDIR/tests/tools/dt-pcap
 sys=/sys/distributed-tracer
 
-# flagged CMD...: run CMD in a thread flagged by add_pid (the shell flags
-# itself, then becomes CMD: same thread).
-flagged() {
-	sh -c 'echo $$ > /sys/distributed-tracer/add_pid && exec "$@"' flagged "$@"
-}
-
 # count PORT: "N M": data segments sent to PORT, and how many are marked.
 count() {
 	awk -v p="$1" '$4 == p && $6 > 0 { n++; m += $7 } END { print n + 0, m + 0 }' /tmp/segs
@@ -47,10 +41,6 @@ retransmitted() {
 		if (rel < top) { r++; m += $7 }
 		if (rel + $6 > top) top = rel + $6
 	} END { print r + 0, m + 0 }' /tmp/segs
-}
-
-stat_of() {
-	awk -v k="$1" '$1 == k { print $2 }' $sys/stats
 }
 
 nstat_of() {

@@ -8,6 +8,9 @@
 #   wait_for SECONDS CMD... poll CMD every 0.2 s until it succeeds
 #   diag TEXT               a comment line in the TAP stream
 #   dt_addr NAME            the LAN address of guest NAME (NAME-6: IPv6)
+#   stat_of NAME            a counter of /sys/distributed-tracer/stats
+#   flagged CMD...          run CMD in a thread flagged by add_pid (the
+#                           shell flags itself, then becomes CMD)
 
 DT_TAP=$DT_RESULTS/tap
 dt_failures=0
@@ -62,6 +65,14 @@ wait_for() {
 
 dt_addr() {
 	echo "$DT_HOSTS_LINES" | tr ',' '\n' | awk -v h="$1" '$2 == h { print $1 }'
+}
+
+stat_of() {
+	awk -v k="$1" '$1 == k { print $2 }' /sys/distributed-tracer/stats
+}
+
+flagged() {
+	sh -c 'echo $$ > /sys/distributed-tracer/add_pid && exec "$@"' flagged "$@"
 }
 
 # The guest script's exit status: non-zero if any check failed.
