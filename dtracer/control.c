@@ -10,6 +10,8 @@
  *   inherit      rw  "1": children of flagged threads are flagged
  *   max_threads  rw  size limit of the thread table
  *   max_sockets  rw  size limit of the socket table
+ *   gate         rw  what the lttng-modules fork records: "off", "global"
+ *                    (default) or "thread" (see gate.c)
  *   stats        r   "name value" lines: counters and table sizes
  *
  * Every read ends with a newline; every bad write returns an errno and
@@ -146,6 +148,23 @@ static ssize_t max_sockets_store(struct kobject *kobj,
 	return dt_store_limit(buf, count, DT_MAX_SOCKETS_LIMIT, &dt_max_sockets);
 }
 
+static ssize_t gate_show(struct kobject *kobj, struct kobj_attribute *attr,
+			 char *buf)
+{
+	return sysfs_emit(buf, "%s\n", dt_gate_names[dt_gate_get()]);
+}
+
+static ssize_t gate_store(struct kobject *kobj, struct kobj_attribute *attr,
+			  const char *buf, size_t count)
+{
+	int mode = __sysfs_match_string(dt_gate_names, DT_GATE_COUNT, buf);
+
+	if (mode < 0)
+		return -EINVAL;
+	dt_gate_set(mode);
+	return count;
+}
+
 static ssize_t stats_show(struct kobject *kobj, struct kobj_attribute *attr,
 			  char *buf)
 {
@@ -154,6 +173,8 @@ static ssize_t stats_show(struct kobject *kobj, struct kobj_attribute *attr,
 
 	len += sysfs_emit_at(buf, len, "threads %u\n", dt_flags_count());
 	len += sysfs_emit_at(buf, len, "sockets %u\n", dt_socks_count());
+	len += sysfs_emit_at(buf, len, "lttng_attached %d\n",
+			     dt_gate_attached());
 	for (s = 0; s < DT_STAT_COUNT; s++)
 		len += sysfs_emit_at(buf, len, "%s %llu\n", dt_stat_name(s),
 				     dt_stat_read(s));
@@ -170,6 +191,7 @@ static struct kobj_attribute dt_attr_list_pid = __ATTR_RO(list_pid);
 static struct kobj_attribute dt_attr_inherit = __ATTR_RW(inherit);
 static struct kobj_attribute dt_attr_max_threads = __ATTR_RW(max_threads);
 static struct kobj_attribute dt_attr_max_sockets = __ATTR_RW(max_sockets);
+static struct kobj_attribute dt_attr_gate = __ATTR_RW(gate);
 static struct kobj_attribute dt_attr_stats = __ATTR_RO(stats);
 
 static struct attribute *dt_attrs[] = {
@@ -181,6 +203,7 @@ static struct attribute *dt_attrs[] = {
 	&dt_attr_inherit.attr,
 	&dt_attr_max_threads.attr,
 	&dt_attr_max_sockets.attr,
+	&dt_attr_gate.attr,
 	&dt_attr_stats.attr,
 	NULL,
 };

@@ -29,6 +29,7 @@
 #include <linux/spinlock.h>
 
 #include "ranges.h"
+#include "trace/dtracer.h"	/* event reasons; tracepoints in events.c */
 
 struct sock;
 struct task_struct;
@@ -72,22 +73,30 @@ int dt_tuple_print(char *buf, size_t size, const struct dt_tuple *t);
 
 /* flags.c: the table of flagged threads. */
 enum dt_reason {
-	DT_REASON_MANUAL,	/* add_pid */
-	DT_REASON_PROPAGATED,	/* read marked bytes from a socket */
-	DT_REASON_INHERITED,	/* child of a flagged thread */
+	DT_REASON_MANUAL = DTRACER_FLAG_MANUAL,		/* add_pid */
+	DT_REASON_PROPAGATED = DTRACER_FLAG_PROPAGATED,	/* read marked bytes */
+	DT_REASON_INHERITED = DTRACER_FLAG_INHERITED,	/* child of a flagged one */
 };
 
 enum dt_unflag {
-	DT_UNFLAG_REMOVED,	/* remove_pid */
-	DT_UNFLAG_EXITED,	/* the thread exited */
-	DT_UNFLAG_RESPONSE,	/* sent on the socket it was flagged from */
-	DT_UNFLAG_CLOSED,	/* the socket it was flagged from went away */
+	DT_UNFLAG_REMOVED = DTRACER_UNFLAG_REMOVED,	/* remove_pid */
+	DT_UNFLAG_EXITED = DTRACER_UNFLAG_EXITED,	/* the thread exited */
+	DT_UNFLAG_RESPONSE = DTRACER_UNFLAG_RESPONSE,	/* answered the request */
+	DT_UNFLAG_CLOSED = DTRACER_UNFLAG_CLOSED,	/* its socket went away */
+	DT_UNFLAG_UNLOADED = DTRACER_UNFLAG_UNLOADED,	/* module unloaded */
+};
+
+/* Who wrote marked bytes, for dtracer_mark_send. */
+struct dt_sender {
+	pid_t tid, pid;
+	enum dt_reason reason;
 };
 
 extern unsigned int dt_max_threads;
 extern bool dt_inherit;
 void dt_flags_exit(void);
 bool dt_flagged(const struct task_struct *task);
+bool dt_flag_sender(const struct task_struct *task, struct dt_sender *by);
 int dt_flags_add(int *ids, int n);
 int dt_flags_remove(int *ids, int n);
 void dt_flags_propagate(struct task_struct *task, const struct sock *sk);
@@ -112,6 +121,7 @@ struct dt_sock {
 	struct dt_ranges rcvd;		/* marked bytes received, not read */
 	const struct task_struct *writer; /* writing marked bytes now */
 	u32 writer_start;		/* ... from this sequence number */
+	struct dt_sender sender;	/* the last flagged writer */
 	struct rcu_head rcu;
 };
 
@@ -136,6 +146,33 @@ unsigned long dt_egress_missed(void);
 /* ingress.c: detect marked segments, flag the threads that read them. */
 int dt_ingress_arm(void);
 void dt_ingress_disarm(void);
+
+/* gate.c: what the lttng-modules fork asks before recording an event. */
+enum dt_gate_mode {
+	DT_GATE_OFF,		/* stock LTTng */
+	DT_GATE_GLOBAL,		/* everything while a thread is flagged */
+	DT_GATE_THREAD,		/* flagged threads (and irq context) only */
+	DT_GATE_COUNT
+};
+
+extern const char *const dt_gate_names[DT_GATE_COUNT];
+enum dt_gate_mode dt_gate_get(void);
+void dt_gate_set(enum dt_gate_mode mode);
+bool dt_gate_attached(void);
+int dt_gate_attach(void (*changed)(bool on));
+void dt_gate_detach(void);
+bool dt_gate_record(void);
+
+/* events.c: dtracer's own tracepoints (trace/dtracer.h). */
+struct tcphdr;
+void dt_event_mark_send(const struct sk_buff *skb, u8 pf,
+			const struct tcphdr *th, u32 seq, u32 end,
+			const struct dt_sender *by);
+void dt_event_mark_recv(const struct sk_buff *skb, u8 pf,
+			const struct tcphdr *th, u32 seq, u32 end);
+void dt_event_flag(struct task_struct *task, enum dt_reason reason,
+		   pid_t parent, const struct dt_tuple *request);
+void dt_event_unflag(struct task_struct *task, enum dt_unflag reason);
 
 /* control.c: /sys/distributed-tracer/. */
 int dt_control_init(void);

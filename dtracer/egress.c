@@ -18,6 +18,9 @@
  *    writable first and the checksum fixed whatever ip_summed is. The
  *    header is rebuilt at every transmission, so retransmissions are
  *    marked the same way; GSO copies the header into every segment.
+ *    Each marked segment fires dtracer_mark_send with its addresses and
+ *    sequence range, and the last flagged thread that wrote on the socket
+ *    (the writer, unless another flagged thread wrote since).
  * 3. Response: a thread flagged by a request (propagated or inherited)
  *    that writes on the request's socket is unflagged after the write.
  */
@@ -65,8 +68,9 @@ static void dt_writer_close(struct dt_sock *ds, u32 end)
  * A flagged writer whose socket cannot be followed (table full, counted)
  * writes unmarked bytes.
  */
-static void dt_send_begin(struct sock *sk, bool flagged)
+static void dt_send_begin(struct sock *sk, const struct dt_sender *by)
 {
+	bool flagged = by;
 	struct tcp_sock *tp = tcp_sk(sk);
 	struct dt_sock *ds;
 	unsigned long irq;
@@ -85,6 +89,7 @@ static void dt_send_begin(struct sock *sk, bool flagged)
 	if (flagged) {
 		ds->writer = current;
 		ds->writer_start = seq;
+		ds->sender = *by;
 	}
 	if (flagged != tail_marked)
 		dt_close_tail(sk);
@@ -95,12 +100,13 @@ static int dt_send_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct dt_send_ctx *ctx = (void *)ri->data;
 	struct sock *sk = (void *)regs_get_kernel_argument(regs, 0);
-	bool flagged = dt_flagged(current);
+	struct dt_sender by;
+	bool flagged = dt_flag_sender(current, &by);
 
 	if (!flagged && !dt_socks_count())
 		return 1;
 	rcu_read_lock();
-	dt_send_begin(sk, flagged);
+	dt_send_begin(sk, flagged ? &by : NULL);
 	rcu_read_unlock();
 	ctx->sk = sk;
 	/* Only flagged writes need the return: close the range, unflag. */
@@ -145,8 +151,12 @@ static void dt_send_probe_init(struct kretprobe *rp, const char *symbol)
 	rp->maxactive = DT_SEND_MAXACTIVE;
 }
 
-/* Whether the bytes [seq, end) of sk include marked ones. */
-static bool dt_segment_marked(const struct sock *sk, u32 seq, u32 end)
+/*
+ * Whether the bytes [seq, end) of sk include marked ones; if so, by is
+ * the last flagged thread that wrote on sk.
+ */
+static bool dt_segment_marked(const struct sock *sk, u32 seq, u32 end,
+			      struct dt_sender *by)
 {
 	struct dt_sock *ds;
 	unsigned long irq;
@@ -158,19 +168,20 @@ static bool dt_segment_marked(const struct sock *sk, u32 seq, u32 end)
 	spin_lock_irqsave(&ds->lock, irq);
 	mark = dt_ranges_overlap(&ds->sent, seq, end) ||
 	       (ds->writer && dt_seq_before(ds->writer_start, end));
+	*by = ds->sender;
 	spin_unlock_irqrestore(&ds->lock, irq);
 	return mark;
 }
 
 /* Sets the mark in the TCP header at thoff, fixing the checksum. */
-static void dt_set_mark(struct sk_buff *skb, unsigned int thoff)
+static bool dt_set_mark(struct sk_buff *skb, unsigned int thoff)
 {
 	struct tcphdr *th;
 	__be16 *word, old;
 
 	if (skb_ensure_writable(skb, thoff + sizeof(*th))) {
 		dt_stat_inc(DT_STAT_DROP_UNWRITABLE);
-		return;
+		return false;
 	}
 	th = (struct tcphdr *)(skb->data + thoff);
 	word = (__be16 *)((u8 *)th + DT_MARK_BYTE);
@@ -178,6 +189,7 @@ static void dt_set_mark(struct sk_buff *skb, unsigned int thoff)
 	((u8 *)th)[DT_MARK_BYTE] |= DT_MARK_BIT;
 	inet_proto_csum_replace2(&th->check, skb, old, *word, false);
 	dt_stat_inc(DT_STAT_MARKS_SENT);
+	return true;
 }
 
 static unsigned int dt_egress_hook(void *priv, struct sk_buff *skb,
@@ -186,6 +198,7 @@ static unsigned int dt_egress_hook(void *priv, struct sk_buff *skb,
 	const struct sock *sk = skb->sk;
 	struct tcphdr _th;
 	const struct tcphdr *th;
+	struct dt_sender by;
 	int thoff, len;
 	u32 seq;
 
@@ -202,8 +215,12 @@ static unsigned int dt_egress_hook(void *priv, struct sk_buff *skb,
 	if (len <= 0 || ((const u8 *)th)[DT_MARK_BYTE] & DT_MARK_BIT)
 		return NF_ACCEPT;
 	seq = ntohl(th->seq);
-	if (dt_segment_marked(sk, seq, seq + len))
-		dt_set_mark(skb, thoff);
+	if (!dt_segment_marked(sk, seq, seq + len, &by))
+		return NF_ACCEPT;
+	if (th != &_th)		/* marking may move the header */
+		th = memcpy(&_th, th, sizeof(_th));
+	if (dt_set_mark(skb, thoff))
+		dt_event_mark_send(skb, state->pf, th, seq, seq + len, &by);
 	return NF_ACCEPT;
 }
 

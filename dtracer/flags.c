@@ -10,7 +10,9 @@
  * before that tracepoint fires, so either the insertion sees it or the
  * exit hook sees the entry.
  *
- * dt_trace_active counts the entries.
+ * dt_trace_active counts the entries. Every insertion and removal fires
+ * dtracer_flag or dtracer_unflag (events.c) under dt_flags_lock, so the
+ * events come in the order the table changed.
  */
 #include "dtracer.h"
 
@@ -64,6 +66,26 @@ bool dt_flagged(const struct task_struct *task)
 	return found;
 }
 
+/* Whether task is flagged; if so, by says who it is and why. */
+bool dt_flag_sender(const struct task_struct *task, struct dt_sender *by)
+{
+	struct dt_flag *f;
+	bool found = false;
+
+	if (!atomic_read(&dt_trace_active))
+		return false;
+	rcu_read_lock();
+	f = dt_flag_find(task);
+	if (f) {
+		by->tid = task_pid_nr(f->task);
+		by->pid = task_tgid_nr(f->task);
+		by->reason = f->reason;
+		found = true;
+	}
+	rcu_read_unlock();
+	return found;
+}
+
 unsigned int dt_flags_count(void)
 {
 	return READ_ONCE(dt_nflags);
@@ -75,15 +97,17 @@ static void dt_flag_insert_locked(struct dt_flag *f)
 	hash_add_rcu(dt_flags, &f->node, (unsigned long)f->task);
 	dt_nflags++;
 	atomic_inc(&dt_trace_active);
+	dt_event_flag(f->task, f->reason, f->parent, &f->tuple);
 }
 
-static void dt_flag_remove_locked(struct dt_flag *f)
+static void dt_flag_remove_locked(struct dt_flag *f, enum dt_unflag why)
 {
 	lockdep_assert_held(&dt_flags_lock);
 	hash_del_rcu(&f->node);
 	dt_nflags--;
 	atomic_dec(&dt_trace_active);
 	dt_stat_inc(DT_STAT_UNFLAGS);
+	dt_event_unflag(f->task, why);
 	kfree_rcu(f, rcu);
 }
 
@@ -205,6 +229,8 @@ int dt_flags_add(int *ids, int n)
 			/* Now flagged by hand: only remove_pid ends it. */
 			hlist_replace_rcu(&old->node, &fresh[i]->node);
 			kfree_rcu(old, rcu);
+			dt_event_flag(tasks[i], DT_REASON_MANUAL, 0,
+				      &fresh[i]->tuple);
 		} else {
 			dt_flag_insert_locked(fresh[i]);
 		}
@@ -241,7 +267,7 @@ int dt_flags_remove(int *ids, int n)
 	for (i = 0; i < n; i++) {
 		f = dt_flag_find(tasks[i]);
 		if (f)
-			dt_flag_remove_locked(f);
+			dt_flag_remove_locked(f, DT_UNFLAG_REMOVED);
 	}
 	spin_unlock_irqrestore(&dt_flags_lock, irq);
 	dt_put_threads(tasks, n);
@@ -303,7 +329,7 @@ static bool dt_flags_drop_for(struct task_struct *task, const struct sock *sk)
 	spin_lock_irqsave(&dt_flags_lock, irq);
 	f = dt_flag_find(task);
 	if (f && f->sk == sk && f->reason != DT_REASON_MANUAL) {
-		dt_flag_remove_locked(f);
+		dt_flag_remove_locked(f, DT_UNFLAG_RESPONSE);
 		done = true;
 	}
 	spin_unlock_irqrestore(&dt_flags_lock, irq);
@@ -330,7 +356,7 @@ void dt_flags_socket_gone(const struct sock *sk)
 	spin_lock_irqsave(&dt_flags_lock, irq);
 	hash_for_each_safe(dt_flags, bkt, tmp, f, node)
 		if (f->sk == sk && f->reason != DT_REASON_MANUAL)
-			dt_flag_remove_locked(f);
+			dt_flag_remove_locked(f, DT_UNFLAG_CLOSED);
 	spin_unlock_irqrestore(&dt_flags_lock, irq);
 }
 
@@ -375,7 +401,7 @@ void dt_flags_task_exit(struct task_struct *task)
 	spin_lock_irqsave(&dt_flags_lock, irq);
 	f = dt_flag_find(task);
 	if (f)
-		dt_flag_remove_locked(f);
+		dt_flag_remove_locked(f, DT_UNFLAG_EXITED);
 	spin_unlock_irqrestore(&dt_flags_lock, irq);
 }
 
@@ -443,6 +469,6 @@ void dt_flags_exit(void)
 
 	spin_lock_irqsave(&dt_flags_lock, irq);
 	hash_for_each_safe(dt_flags, bkt, tmp, f, node)
-		dt_flag_remove_locked(f);
+		dt_flag_remove_locked(f, DT_UNFLAG_UNLOADED);
 	spin_unlock_irqrestore(&dt_flags_lock, irq);
 }

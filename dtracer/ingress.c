@@ -6,8 +6,8 @@
  * 1. Detection (netfilter LOCAL_IN, IPv4 and IPv6): a TCP segment with
  *    the first reserved bit and a payload is looked up to its established
  *    socket, and its sequence range is added to the socket's received
- *    marked ranges. The packet is left as it came: the stack ignores the
- *    bit. Unmarked packets cost a protocol test and one byte test.
+ *    marked ranges, and dtracer_mark_recv fires. The packet is left as it
+ *    came: the stack ignores the bit. Unmarked packets cost a protocol test and one byte test.
  * 2. Propagation (tracepoint tcp_rcv_space_adjust, which every TCP read
  *    path fires in the reader's context once it has taken bytes): a read
  *    that moves copied_seq past marked bytes flags the reading thread,
@@ -94,13 +94,13 @@ static unsigned int dt_ingress_hook(void *priv, struct sk_buff *skb,
 	if (len <= 0)
 		return NF_ACCEPT;
 	dt_stat_inc(DT_STAT_MARKS_RECEIVED);
+	seq = ntohl(th->seq);
+	dt_event_mark_recv(skb, state->pf, th, seq, seq + len);
 	sk = dt_lookup(state->net, skb, state->pf, th);
-	if (sk && sk_fullsock(sk)) {
-		seq = ntohl(th->seq);
+	if (sk && sk_fullsock(sk))
 		dt_note_received(sk, seq, seq + len);
-	} else {
+	else
 		dt_stat_inc(DT_STAT_RECV_NO_SOCKET);
-	}
 	if (sk)
 		sock_gen_put(sk);
 	return NF_ACCEPT;

@@ -4,7 +4,8 @@
  * own file (see docs/architecture.md): flags.c (flagged threads),
  * lifecycle.c (fork/exit), sockets.c (marked ranges per socket),
  * egress.c (marking), ingress.c (detection, propagation), state.c
- * (switches), control.c (sysfs), stats.c, parse.c, ranges.c.
+ * (switches), gate.c (what LTTng records), events.c (tracepoints),
+ * control.c (sysfs), stats.c, parse.c, ranges.c.
  */
 #include "dtracer.h"
 
@@ -47,4 +48,4 @@ module_exit(dt_exit);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("Zero-instrumentation distributed kernel tracing");
 MODULE_AUTHOR("The dtracer developers");
-MODULE_VERSION("0.2.0");
+MODULE_VERSION("0.3.0");

@@ -3,10 +3,10 @@
 # kernel's own modules (hard links where possible), ours under extra/,
 # and a modules.dep made here by depmod -b.
 #
-# usage: mkmodtree.sh OUTDIR RELEASE KERNEL_MODULE_DIR DTRACER_KO LTTNG_SRC
+# usage: mkmodtree.sh OUTDIR RELEASE KERNEL_MODULE_DIR DTRACER_KO PROBE_KO LTTNG_SRC
 set -eu
 
-out=$1 rel=$2 kmod=$3 dtracer=$4 lttng=$5
+out=$1 rel=$2 kmod=$3 dtracer=$4 probe=$5 lttng=$6
 tmp=$out.tmp
 tree=$tmp/lib/modules/$rel
 
@@ -19,6 +19,7 @@ for f in modules.order modules.builtin modules.builtin.modinfo; do
 done
 cp "$dtracer" "$tree/extra/"
 find "$lttng" -name '*.ko' -exec cp {} "$tree/extra/lttng/" \;
+cp "$probe" "$tree/extra/lttng/"
 depmod -b "$tmp" "$rel"
 rm -rf "$out"
 mv "$tmp" "$out"

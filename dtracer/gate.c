@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The gate: what the lttng-modules fork asks before recording an event.
+ *
+ * Modes (sysfs "gate"):
+ *   off     the fork records as stock LTTng;
+ *   global  every event while some thread is flagged (dt_trace_active
+ *           non-zero), none otherwise: the original prototype's contract;
+ *   thread  events of flagged threads; in interrupt and softirq context
+ *           (the request's packets) every event while some thread is
+ *           flagged.
+ * dtracer's own events (probes/) bypass the gate in every mode.
+ *
+ * The fork finds these functions by name when a session starts
+ * (symbol_get, which pins this module while a session is active) and
+ * gives a callback that switches its static key: dtracer calls it with
+ * "on" (mode global or thread) or "off" at attach and on every change,
+ * so that with mode off the fork's check is a patched-out branch.
+ *
+ * Locking: dt_gate_lock (a mutex, process context) serialises the mode
+ * and the client; the client's callback is called under it and takes no
+ * lock of dtracer's. dt_gate_record() reads the mode locklessly.
+ */
+#include "dtracer.h"
+
+#include <linux/export.h>
+#include <linux/mutex.h>
+#include <linux/preempt.h>
+#include <linux/sched.h>
+
+static DEFINE_MUTEX(dt_gate_lock);
+static enum dt_gate_mode dt_gate_mode = DT_GATE_GLOBAL;
+static void (*dt_gate_client)(bool on);	/* under dt_gate_lock */
+
+const char *const dt_gate_names[DT_GATE_COUNT] = {
+	[DT_GATE_OFF] = "off",
+	[DT_GATE_GLOBAL] = "global",
+	[DT_GATE_THREAD] = "thread",
+};
+
+enum dt_gate_mode dt_gate_get(void)
+{
+	return READ_ONCE(dt_gate_mode);
+}
+
+void dt_gate_set(enum dt_gate_mode mode)
+{
+	mutex_lock(&dt_gate_lock);
+	WRITE_ONCE(dt_gate_mode, mode);
+	if (dt_gate_client)
+		dt_gate_client(mode != DT_GATE_OFF);
+	mutex_unlock(&dt_gate_lock);
+}
+
+/* Whether the fork is attached (a session is active). */
+bool dt_gate_attached(void)
+{
+	bool ret;
+
+	mutex_lock(&dt_gate_lock);
+	ret = dt_gate_client;
+	mutex_unlock(&dt_gate_lock);
+	return ret;
+}
+
+int dt_gate_attach(void (*changed)(bool on))
+{
+	int ret = 0;
+
+	mutex_lock(&dt_gate_lock);
+	if (dt_gate_client) {
+		ret = -EBUSY;
+	} else {
+		dt_gate_client = changed;
+		changed(dt_gate_mode != DT_GATE_OFF);
+	}
+	mutex_unlock(&dt_gate_lock);
+	if (!ret)
+		pr_info("lttng attached to the gate (mode %s)\n",
+			dt_gate_names[dt_gate_get()]);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(dt_gate_attach);
+
+void dt_gate_detach(void)
+{
+	mutex_lock(&dt_gate_lock);
+	dt_gate_client = NULL;
+	mutex_unlock(&dt_gate_lock);
+	pr_info("lttng detached from the gate\n");
+}
+EXPORT_SYMBOL_GPL(dt_gate_detach);
+
+/*
+ * Whether the event happening now may be recorded. Any context; called
+ * by the fork with preemption disabled.
+ */
+bool dt_gate_record(void)
+{
+	switch (READ_ONCE(dt_gate_mode)) {
+	case DT_GATE_THREAD:
+		if (in_task())
+			return dt_flagged(current);
+		fallthrough;
+	case DT_GATE_GLOBAL:
+		return atomic_read(&dt_trace_active) != 0;
+	default:
+		return true;
+	}
+}
+EXPORT_SYMBOL_GPL(dt_gate_record);

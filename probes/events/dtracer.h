@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * dtracer's events, declared with LTTng's probe macros over dtracer.ko's
+ * tracepoints (dtracer/trace/dtracer.h, same prototypes).
+ *
+ * Addresses are as on the wire, source first; saddr and daddr are 4 bytes
+ * (IPv4) or 16 (IPv6), in network order. A dtracer_mark_send on one host
+ * and the dtracer_mark_recv of the same bytes on another have the same
+ * family, addresses and ports, and [seq, end_seq) ranges that overlap
+ * (TSO and GRO may cut or merge segments; a retransmission sends again).
+ * Sequence numbers are TCP's, modulo 2^32.
+ */
+#undef TRACE_SYSTEM
+#define TRACE_SYSTEM dtracer
+
+#if !defined(LTTNG_TRACE_DTRACER_H) || defined(TRACE_HEADER_MULTI_READ)
+#define LTTNG_TRACE_DTRACER_H
+
+#include <lttng/tracepoint-event.h>
+#include <linux/socket.h>
+#include <linux/types.h>
+
+#ifndef _DTRACER_LTTNG_ONCE
+#define _DTRACER_LTTNG_ONCE
+/* The addresses and ports of a dtracer_addrs, as fields. */
+#define dtracer_ctf_addrs(a)						\
+	ctf_enum(dtracer_family, u8, family, (a)->family)		\
+	ctf_sequence(u8, saddr, (a)->saddr, u8, (a)->len)		\
+	ctf_sequence(u8, daddr, (a)->daddr, u8, (a)->len)		\
+	ctf_integer_network(u16, sport, (a)->sport)			\
+	ctf_integer_network(u16, dport, (a)->dport)
+#endif
+
+LTTNG_TRACEPOINT_ENUM(dtracer_family,
+	TP_ENUM_VALUES(
+		ctf_enum_value("none", 0)
+		ctf_enum_value("inet", AF_INET)
+		ctf_enum_value("inet6", AF_INET6)
+	)
+)
+
+LTTNG_TRACEPOINT_ENUM(dtracer_flag_reason,
+	TP_ENUM_VALUES(
+		ctf_enum_value("manual", DTRACER_FLAG_MANUAL)
+		ctf_enum_value("propagated", DTRACER_FLAG_PROPAGATED)
+		ctf_enum_value("inherited", DTRACER_FLAG_INHERITED)
+	)
+)
+
+LTTNG_TRACEPOINT_ENUM(dtracer_unflag_reason,
+	TP_ENUM_VALUES(
+		ctf_enum_value("removed", DTRACER_UNFLAG_REMOVED)
+		ctf_enum_value("exited", DTRACER_UNFLAG_EXITED)
+		ctf_enum_value("response", DTRACER_UNFLAG_RESPONSE)
+		ctf_enum_value("closed", DTRACER_UNFLAG_CLOSED)
+		ctf_enum_value("unloaded", DTRACER_UNFLAG_UNLOADED)
+	)
+)
+
+/* A marked segment leaves; tid, pid: who wrote its bytes (0 if unknown). */
+LTTNG_TRACEPOINT_EVENT(dtracer_mark_send,
+	TP_PROTO(const struct dtracer_addrs *a, u32 seq, u32 end_seq,
+		 pid_t tid, pid_t pid, int reason),
+	TP_ARGS(a, seq, end_seq, tid, pid, reason),
+	TP_FIELDS(
+		ctf_integer(pid_t, tid, tid)
+		ctf_integer(pid_t, pid, pid)
+		dtracer_ctf_addrs(a)
+		ctf_integer(u32, seq, seq)
+		ctf_integer(u32, end_seq, end_seq)
+		ctf_enum(dtracer_flag_reason, u8, reason, reason)
+	)
+)
+
+/* A marked segment with data arrives. */
+LTTNG_TRACEPOINT_EVENT(dtracer_mark_recv,
+	TP_PROTO(const struct dtracer_addrs *a, u32 seq, u32 end_seq),
+	TP_ARGS(a, seq, end_seq),
+	TP_FIELDS(
+		dtracer_ctf_addrs(a)
+		ctf_integer(u32, seq, seq)
+		ctf_integer(u32, end_seq, end_seq)
+	)
+)
+
+/*
+ * A thread is flagged. propagated: the addresses are the request's
+ * (source: the peer that sent it); inherited: parent is the parent's tid
+ * and the addresses its request's, if any; manual: family none.
+ */
+LTTNG_TRACEPOINT_EVENT(dtracer_flag,
+	TP_PROTO(pid_t tid, pid_t pid, int reason, pid_t parent,
+		 const struct dtracer_addrs *a),
+	TP_ARGS(tid, pid, reason, parent, a),
+	TP_FIELDS(
+		ctf_integer(pid_t, tid, tid)
+		ctf_integer(pid_t, pid, pid)
+		ctf_enum(dtracer_flag_reason, u8, reason, reason)
+		ctf_integer(pid_t, parent, parent)
+		dtracer_ctf_addrs(a)
+	)
+)
+
+/* A thread's flag is dropped. */
+LTTNG_TRACEPOINT_EVENT(dtracer_unflag,
+	TP_PROTO(pid_t tid, pid_t pid, int reason),
+	TP_ARGS(tid, pid, reason),
+	TP_FIELDS(
+		ctf_integer(pid_t, tid, tid)
+		ctf_integer(pid_t, pid, pid)
+		ctf_enum(dtracer_unflag_reason, u8, reason, reason)
+	)
+)
+
+#endif /* LTTNG_TRACE_DTRACER_H */
+
+/* This part must be outside protection. */
+#include <lttng/define_trace.h>

@@ -1,0 +1,215 @@
+# Guest side of t-gate.sh (sourced after tests/vm/guest-lib.sh).
+#
+# One guest, our lttng-modules fork, dtracer.ko loaded halfway through.
+# Every session records all kernel events and all syscalls with the tid
+# context. Busy workloads are dd processes doing 1-byte reads and writes.
+sys=/sys/distributed-tracer
+grace=0.05	# s around a flag change: events already past the gate
+
+# session NAME: create, enable every tracepoint and syscall (-k -a does
+# both), add the tid context.
+session() {
+	lttng create "$1" --output="/tmp/$1" > /dev/null &&
+		lttng enable-event -k -a > /dev/null &&
+		lttng add-context -k -t tid > /dev/null
+}
+
+# events NAME: the session's trace as "SECONDS EVENT TID" lines in
+# /tmp/NAME.ev (kept in the results); fails if babeltrace2 cannot read it.
+events() {
+	babeltrace2 --clock-seconds --no-delta "/tmp/$1" > "/tmp/$1.txt" 2> "/tmp/$1.err" ||
+		{ cat "/tmp/$1.err"; return 1; }
+	awk '{
+		t = substr($1, 2, length($1) - 2); n = $3; sub(/:$/, "", n)
+		tid = "-"
+		if (match($0, /\{ tid = [0-9]+ \}/))
+			tid = substr($0, RSTART + 8, RLENGTH - 10)
+		print t, n, tid
+	}' "/tmp/$1.txt" > "/tmp/$1.ev"
+	cp "/tmp/$1.ev" "$DT_RESULTS/$1.ev"
+}
+
+# at NAME EVENT: time of the first EVENT in the session's trace.
+at() {
+	awk -v e="$2" '$2 == e { print $1; exit }' "/tmp/$1.ev"
+}
+
+# count NAME AWK-CONDITION: events of the session matching it; the
+# fields are t (seconds), e (event name), tid.
+count() {
+	awk '{ t = $1; e = $2; tid = $3 } '"$2"' { n++ } END { print n + 0 }' "/tmp/$1.ev"
+}
+
+# is N CMP M DESC: a numeric check with the figures in the description.
+is() {
+	if [ "$1" "$2" "$3" ]; then ok "$4 ($1 $2 $3)"; else not_ok "$4 ($1 $2 $3)"; fi
+}
+
+busy() {
+	dd if=/dev/zero of=/dev/null bs=1 2> /dev/null &
+	echo $!
+}
+
+# per_name NAME TID: "EVENT COUNT" lines of tid's events, sorted.
+per_name() {
+	awk -v p="$2" '$3 == p { n[$2]++ } END { for (e in n) print e, n[e] }' "/tmp/$1.ev" | sort
+}
+
+check "lttng-sessiond starts, told to load dtracer's probes" \
+	env LTTNG_EXTRA_KMOD_PROBES=dtracer lttng-sessiond -d
+check "the fork's gate module is loaded" grep -q '^lttng_dtracer_gate ' /proc/modules
+check "lttng list -k shows dtracer's four events" \
+	sh -c '[ "$(lttng list -k | grep -cE "dtracer_(mark_send|mark_recv|flag|unflag) ")" -eq 4 ]'
+
+# --- 1. dtracer.ko not loaded, then gate off: the same events ---------
+work=3000
+workload() {
+	dd if=/dev/zero of=/dev/null bs=1 count=$work 2> /dev/null &
+	wpid=$!
+	wait $wpid
+}
+
+check "session 'absent' (dtracer.ko not loaded)" session absent
+lttng start absent > /dev/null
+workload
+absent_pid=$wpid
+lttng stop absent > /dev/null
+check "the absent trace reads back" events absent
+check "modprobe dtracer" modprobe dtracer
+check "gate is 'global' by default" reads_exactly $sys/gate global
+
+check "gate off is accepted" sh -c "echo off > $sys/gate"
+check "session 'off' (dtracer loaded, gate off)" session off
+lttng start off > /dev/null
+check "the fork attached to dtracer when the session started" \
+	test "$(stat_of lttng_attached)" = 1
+workload
+off_pid=$wpid
+lttng stop off > /dev/null
+check "... and detached when it stopped" test "$(stat_of lttng_attached)" = 0
+check "the off trace reads back" events off
+
+per_name absent $absent_pid > /tmp/absent.names
+per_name off $off_pid > /tmp/off.names
+n_absent=$(count absent "tid == $absent_pid")
+n_off=$(count off "tid == $off_pid")
+diag "workload events: $n_absent without dtracer.ko, $n_off with gate off"
+is "$n_absent" -ge $((2 * work)) "without dtracer.ko the workload's reads and writes are all recorded"
+# Syscalls are the deterministic part: the same kinds and counts. The
+# rest (interrupts landing in the workload, allocations, the first run
+# warming caches) varies from run to run: within 25%.
+sys_names() {
+	grep '^syscall_' "$1"
+}
+if [ -n "$(sys_names /tmp/absent.names)" ] &&
+	[ "$(sys_names /tmp/absent.names)" = "$(sys_names /tmp/off.names)" ]; then
+	ok "gate off records the same syscalls, as many, as dtracer.ko absent ($(sys_names /tmp/off.names | wc -l) kinds)"
+else
+	not_ok "gate off records the same syscalls, as many, as dtracer.ko absent"
+	diag "$(diff /tmp/absent.names /tmp/off.names)"
+fi
+lo=$((n_absent * 75 / 100)) hi=$((n_absent * 125 / 100))
+if [ "$n_off" -gt 0 ] && [ "$n_off" -ge "$lo" ] && [ "$n_off" -le "$hi" ]; then
+	ok "gate off records as many workload events in all (within 25%)"
+else
+	not_ok "gate off records as many workload events in all (within 25%)"
+	diag "$(paste /tmp/absent.names /tmp/off.names)"
+fi
+
+# --- 2. gate global --------------------------------------------------
+check "gate global is accepted" sh -c "echo global > $sys/gate"
+check "session 'idle' (gate global, nothing flagged)" session idle
+lttng start idle > /dev/null
+workload
+idle_pid=$wpid
+lttng stop idle > /dev/null
+check "the idle trace reads back" events idle
+is "$(count idle '1')" -eq 0 "gate global with no flagged thread records nothing at all"
+
+check "session 'global'" session global
+d=$(busy)
+lttng start global > /dev/null
+sleep 1
+check "trace reads 0 while nothing is flagged" reads_exactly $sys/trace 0
+check "add_pid of the busy process" sh -c "echo $d > $sys/add_pid"
+check "trace reads 1" reads_exactly $sys/trace 1
+sleep 1
+check "remove_pid of the busy process" sh -c "echo $d > $sys/remove_pid"
+check "trace reads 0 again" reads_exactly $sys/trace 0
+sleep 1
+lttng stop global > /dev/null
+kill $d
+check "the global trace reads back" events global
+f=$(at global dtracer_flag) u=$(at global dtracer_unflag)
+if [ -n "$f" ] && [ -n "$u" ]; then
+	ok "dtracer_flag and dtracer_unflag recorded ($f, $u)"
+	is "$(count global "t < $f - $grace && e !~ /^dtracer_/")" -eq 0 \
+		"nothing recorded before add_pid"
+	is "$(count global "t > $u + $grace && e !~ /^dtracer_/")" -eq 0 \
+		"nothing recorded after remove_pid"
+	is "$(count global "t > $f && t < $u && tid == $d && e ~ /^syscall_/")" -gt 100 \
+		"the flagged process's syscalls are recorded in between"
+	is "$(count global "t > $f && t < $u && tid != $d && tid != \"-\" && e !~ /^dtracer_/")" -gt 0 \
+		"other threads' events too (global records everything meanwhile)"
+else
+	not_ok "dtracer_flag and dtracer_unflag recorded"
+fi
+
+# --- 3. gate thread ----------------------------------------------------
+check "gate thread is accepted" sh -c "echo thread > $sys/gate"
+check "session 'thread'" session thread
+d=$(busy)
+u=$(busy)
+lttng start thread > /dev/null
+sleep 0.5
+check "add_pid of one busy process" sh -c "echo $d > $sys/add_pid"
+sleep 1
+check "remove_pid" sh -c "echo $d > $sys/remove_pid"
+sleep 0.5
+lttng stop thread > /dev/null
+kill $d $u
+check "the thread trace reads back" events thread
+f=$(at thread dtracer_flag) x=$(at thread dtracer_unflag)
+if [ -n "$f" ] && [ -n "$x" ]; then
+	ok "dtracer's own events pass the gate (written by an unflagged shell)"
+	is "$(count thread "tid == $d && e ~ /^syscall_/")" -gt 100 \
+		"the flagged process's syscalls are recorded"
+	is "$(count thread "tid != $d && e ~ /^syscall_/")" -eq 0 \
+		"no other thread's syscall is recorded"
+	is "$(count thread "tid != $d && e == \"sched_switch\"")" -eq 0 \
+		"no other thread's sched_switch is recorded"
+	is "$(count thread "tid == $u && (e ~ /^syscall_/ || e == \"sched_switch\")")" -eq 0 \
+		"the unflagged busy process's syscalls and switches are not recorded"
+	diag "events with the unflagged process's tid (interrupted by irqs): $(per_name thread $u | tr '\n' ' ')"
+	is "$(count thread "t > $f && t < $x && (e ~ /^irq_/ || e ~ /^timer_.*expire/)")" -gt 0 \
+		"interrupt and softirq events are recorded while a thread is flagged"
+	is "$(count thread "(t < $f - $grace || t > $x + $grace) && e !~ /^dtracer_/")" -eq 0 \
+		"nothing is recorded while no thread is flagged"
+else
+	not_ok "dtracer's own events pass the gate (written by an unflagged shell)"
+fi
+
+# --- 4. unloading dtracer.ko during a session ---------------------------
+check "session 'unload'" session unload
+lttng start unload > /dev/null
+check_fails "rmmod dtracer is refused while a session is active" rmmod dtracer
+check "dtracer.ko is still there and answers" reads_exactly $sys/gate thread
+lttng stop unload > /dev/null
+check "rmmod dtracer once the session is stopped (its events still enabled)" rmmod dtracer
+lttng start unload > /dev/null
+workload
+lttng stop unload > /dev/null
+check "the unload trace reads back" events unload
+is "$(count unload "tid == $wpid")" -ge $((2 * work)) \
+	"without dtracer.ko the same session records as stock LTTng"
+check "modprobe dtracer again" modprobe dtracer
+check "gate thread" sh -c "echo thread > $sys/gate"
+lttng start unload > /dev/null
+check "flag this shell's child" flagged true
+lttng stop unload > /dev/null
+events unload
+is "$(count unload 'e == "dtracer_flag"')" -ge 1 \
+	"the reloaded module's events reach the same session"
+check "rmmod dtracer" rmmod dtracer
+lttng destroy -a > /dev/null
+dt_finish

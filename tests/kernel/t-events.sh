@@ -1,0 +1,105 @@
+#!/bin/sh
+# Three guests (client -> middle -> server, a flagged request through
+# socat) each record dtracer's events in their own LTTng session. Here,
+# on the host, the traces are read back (dt-events.awk) and linked: every
+# dtracer_mark_recv matches a dtracer_mark_send of the sending host by
+# addresses, ports and an overlapping sequence range, and the reverse;
+# each host's flag, marks and unflag come in the order the request took.
+# See guest-events.sh.
+. "$DT_BUILDDIR/tests/vm/config.sh"
+. "$DT_SRCDIR/tests/vm/tap.sh"
+. "$DT_SRCDIR/tests/vm/vm.sh"
+
+out=$DT_BUILDDIR/tests/out/events
+vm_run "$out" "$DT_SRCDIR/tests/kernel/guest-events.sh" dt-a dt-b dt-c
+vm_report "$out" dt-a dt-b dt-c
+
+a=$(vm_addr 0) b=$(vm_addr 1) c=$(vm_addr 2)
+for h in dt-a dt-b dt-c; do
+	awk -f "$DT_SRCDIR/tests/kernel/dt-events.awk" "$out/$h/trace.txt" \
+		> "$out/$h/events" 2> /dev/null || : > "$out/$h/events"
+done
+ev() {
+	cat "$out/$1/events"
+}
+
+# matched FROM_HOST FROM_ADDR TO_HOST TO_ADDR: "SENDS MATCHED RECVS
+# MATCHED": marked segments FROM sent to TO, how many TO received (same
+# addresses and ports, overlapping ranges modulo 2^32), and the reverse.
+matched() {
+	{ ev "$1" | awk -v s="$2" -v d="$4" '$2 == "send" && $3 == s && $4 == d { print "S", $0 }'
+	  ev "$3" | awk -v s="$2" -v d="$4" '$2 == "recv" && $3 == s && $4 == d { print "R", $0 }'
+	} | awk '
+	function mod(x) { x = x % 4294967296; return x < 0 ? x + 4294967296 : x }
+	function overlap(s1, e1, s2, e2) {
+		return mod(s2 - s1) < mod(e1 - s1) || mod(s1 - s2) < mod(e2 - s2)
+	}
+	{ k[NR] = $1; key[NR] = $4 " " $5 " " $6 " " $7; s[NR] = $8; e[NR] = $9 }
+	END {
+		for (i = 1; i <= NR; i++) {
+			if (k[i] == "S") ns++; else nr++
+			for (j = 1; j <= NR; j++)
+				if (k[j] != k[i] && key[j] == key[i] &&
+				    overlap(s[i], e[i], s[j], e[j])) {
+					if (k[i] == "S") ms++; else mr++
+					break
+				}
+		}
+		print ns + 0, ms + 0, nr + 0, mr + 0
+	}'
+}
+
+for pair in "dt-a $a dt-b $b" "dt-b $b dt-c $c" "dt-c $c dt-b $b" "dt-b $b dt-a $a"; do
+	set -- $pair
+	set -- $(matched "$@") "$1" "$3"
+	tap_result $([ "$1" -gt 0 ] && [ "$1" -eq "$2" ]; echo $?) \
+		"$5 -> $6: every dtracer_mark_send has its dtracer_mark_recv ($2 of $1)"
+	tap_result $([ "$3" -gt 0 ] && [ "$3" -eq "$4" ]; echo $?) \
+		"$5 -> $6: every dtracer_mark_recv has its dtracer_mark_send ($4 of $3)"
+done
+
+# first HOST AWK-CONDITION: time of the first event matching it
+# ($2: kind; see dt-events.awk for the fields).
+first() {
+	ev "$1" | awk "$2"' { print $1; exit }'
+}
+
+# in_order HOST DESC T1 T2 ...: the times are all known and increasing.
+in_order() {
+	_h=$1 _d=$2
+	shift 2
+	_rc=0 _prev=
+	for _t in "$@"; do
+		[ "$_t" ] || { _rc=1; break; }
+		[ -z "$_prev" ] || awk -v a="$_prev" -v b="$_t" 'BEGIN { exit !(a + 0 <= b + 0) }' || _rc=1
+		_prev=$_t
+	done
+	tap_result $_rc "[$_h] $_d"
+	[ $_rc -eq 0 ] || ev "$_h" | tap_diag_stdin
+}
+
+client=$(cat "$out/dt-a/client" 2>/dev/null)
+server=$(cat "$out/dt-c/server" 2>/dev/null)
+in_order dt-a "client flagged (manual), request sent, answer received, client unflagged (removed)" \
+	"$(first dt-a "\$2 == \"flag\" && \$3 == \"$client\" && \$5 == \"manual\"")" \
+	"$(first dt-a "\$2 == \"send\" && \$4 == \"$b\" && \$9 == \"$client\"")" \
+	"$(first dt-a "\$2 == \"recv\" && \$3 == \"$b\"")" \
+	"$(first dt-a "\$2 == \"unflag\" && \$3 == \"$client\" && \$5 == \"removed\"")"
+
+# The middle: socat's child, flagged from the client's socket.
+mid=$(ev dt-b | awk -v a="$a" '$2 == "flag" && $5 == "propagated" && $7 == a && $10 == 7400 { print $3; exit }')
+tap_result $([ -n "$mid" ]; echo $?) "[dt-b] a thread is flagged, propagated from the client's request to port 7400 (tid ${mid:-none})"
+in_order dt-b "request received, middle flagged, request forwarded by it, answer received, answer sent, middle unflagged (response)" \
+	"$(first dt-b "\$2 == \"recv\" && \$3 == \"$a\"")" \
+	"$(first dt-b "\$2 == \"flag\" && \$3 == \"$mid\"")" \
+	"$(first dt-b "\$2 == \"send\" && \$4 == \"$c\" && \$9 == \"$mid\" && \$10 == \"propagated\"")" \
+	"$(first dt-b "\$2 == \"recv\" && \$3 == \"$c\"")" \
+	"$(first dt-b "\$2 == \"send\" && \$4 == \"$a\" && \$9 == \"$mid\"")" \
+	"$(first dt-b "\$2 == \"unflag\" && \$3 == \"$mid\" && \$5 == \"response\"")"
+
+in_order dt-c "request received, server flagged (propagated from the middle), answer sent, server unflagged (response)" \
+	"$(first dt-c "\$2 == \"recv\" && \$3 == \"$b\"")" \
+	"$(first dt-c "\$2 == \"flag\" && \$3 == \"$server\" && \$5 == \"propagated\" && \$7 == \"$b\" && \$10 == 7401")" \
+	"$(first dt-c "\$2 == \"send\" && \$4 == \"$b\" && \$9 == \"$server\"")" \
+	"$(first dt-c "\$2 == \"unflag\" && \$3 == \"$server\" && \$5 == \"response\"")"
+tap_done

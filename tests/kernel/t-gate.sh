@@ -1,0 +1,17 @@
+#!/bin/sh
+# One guest: dtracer's gate in our lttng-modules fork. Sessions record
+# every kernel event and syscall with the tid context: without dtracer.ko
+# and with gate "off" they record the same; "global" records everything
+# while a thread is flagged and nothing otherwise; "thread" records only
+# flagged threads (and interrupts while one is flagged); dtracer's own
+# events always pass; rmmod dtracer is refused while a session is active,
+# and the module can leave and come back between sessions. See
+# guest-gate.sh.
+. "$DT_BUILDDIR/tests/vm/config.sh"
+. "$DT_SRCDIR/tests/vm/tap.sh"
+. "$DT_SRCDIR/tests/vm/vm.sh"
+
+out=$DT_BUILDDIR/tests/out/gate
+vm_run "$out" "$DT_SRCDIR/tests/kernel/guest-gate.sh" dt-solo
+vm_report "$out" dt-solo
+tap_done
