@@ -6,7 +6,7 @@
 # size each session wrote.
 sys=/sys/distributed-tracer
 bytes=${DT_BENCH_BYTES:-100000}
-rounds=${DT_BENCH_ROUNDS:-5}
+rounds=${DT_BENCH_ROUNDS:-9}
 
 modprobe dtracer || exit 1
 LTTNG_EXTRA_KMOD_PROBES=dtracer lttng-sessiond -d || exit 1

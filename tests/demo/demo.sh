@@ -32,8 +32,12 @@ for n in dt-client dt-server; do
 done
 echo
 total=$(wc -l < "$out/dt-server/trace.txt")
-echo "demo: the collector received $total events from dt-client; those of"
-echo "the request's own (process dt-tcp, first 25):"
+echo "demo: the collector received $total events from dt-client (gate thread:"
+echo "only the flagged thread's, and interrupts while it was flagged)."
+echo "dtracer's own events (the links to dt-server's trace):"
+grep -F ' dtracer_' "$out/dt-server/trace.txt" | cut -c 1-250
+echo
+echo "demo: the request's own events (process dt-tcp, first 25):"
 grep -F 'procname = "dt-tcp"' \
 	"$out/dt-server/trace.txt" | head -n 25 | cut -c 1-200
 echo

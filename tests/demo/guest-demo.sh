@@ -25,10 +25,13 @@ dt-server)
 dt-client)
 	check "load dtracer.ko" modprobe dtracer
 	check "arm dtracer (probe = 1)" sh -c 'echo 1 > /sys/distributed-tracer/probe'
-	check "lttng-sessiond loads the fork" lttng-sessiond -d
+	check "gate thread: record only the flagged request's threads" sh -c "echo thread > $sys/gate"
+	check "lttng-sessiond loads the fork and dtracer's events" \
+		env LTTNG_EXTRA_KMOD_PROBES=dtracer lttng-sessiond -d
 	check "dt-server answers" wait_for 120 $tcp request dt-server 7000 ping
 	check "session streamed to dt-server" lttng create demo --set-url=net://dt-server
 	check "events enabled" lttng enable-event -k sched_switch,timer_hrtimer_start,net_dev_queue,netif_receive_skb
+	check "dtracer's events enabled" lttng enable-event -k 'dtracer_*'
 	check "syscalls enabled" lttng enable-event -k --syscall connect,sendto,recvfrom,write,read
 	check "process name and thread id on every event" lttng add-context -k -t procname -t tid
 	check "tracing" lttng start

@@ -77,6 +77,13 @@ lttng stop absent > /dev/null
 check "the absent trace reads back" events absent
 check "modprobe dtracer" modprobe dtracer
 check "gate is 'global' by default" reads_exactly $sys/gate global
+for bad in bogus '\n' 'off off' Thread 'thread\n\n'; do
+	check "gate refuses '$bad' with EINVAL" write_expect $sys/gate "$bad" "Invalid argument"
+done
+check "... and is still 'global'" reads_exactly $sys/gate global
+check "nobody cannot change gate" setpriv --reuid=nobody --regid=nogroup --clear-groups \
+	sh -c ". '$DT_SRCDIR/tests/vm/guest-lib.sh'; write_expect $sys/gate off 'Permission denied'"
+check "nobody can read gate" setpriv --reuid=nobody --regid=nogroup --clear-groups cat $sys/gate
 
 check "gate off is accepted" sh -c "echo off > $sys/gate"
 check "session 'off' (dtracer loaded, gate off)" session off
@@ -133,7 +140,7 @@ sleep 1
 check "trace reads 0 while nothing is flagged" reads_exactly $sys/trace 0
 check "add_pid of the busy process" sh -c "echo $d > $sys/add_pid"
 check "trace reads 1" reads_exactly $sys/trace 1
-sleep 1
+sleep 0.5
 check "remove_pid of the busy process" sh -c "echo $d > $sys/remove_pid"
 check "trace reads 0 again" reads_exactly $sys/trace 0
 sleep 1
@@ -163,7 +170,7 @@ u=$(busy)
 lttng start thread > /dev/null
 sleep 0.5
 check "add_pid of one busy process" sh -c "echo $d > $sys/add_pid"
-sleep 1
+sleep 0.5
 check "remove_pid" sh -c "echo $d > $sys/remove_pid"
 sleep 0.5
 lttng stop thread > /dev/null
