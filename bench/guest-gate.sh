@@ -2,21 +2,27 @@
 #
 # One unflagged, syscall-heavy workload (dd copying 1 byte at a time: a
 # read and a write per byte), timed under four set-ups, interleaved and
-# repeated; medians, the ratio of each to "no session", and the trace
-# size each session wrote.
+# repeated; medians, the ratio of each to "no session" (median and
+# quartiles of the per-round ratios), and the trace size each session
+# wrote.
 sys=/sys/distributed-tracer
-bytes=${DT_BENCH_BYTES:-100000}
-rounds=${DT_BENCH_ROUNDS:-9}
+bytes=${DT_BENCH_BYTES:-200000}
+rounds=${DT_BENCH_ROUNDS:-15}
 
 modprobe dtracer || exit 1
+echo 1 > $sys/probe || exit 1
 LTTNG_EXTRA_KMOD_PROBES=dtracer lttng-sessiond -d || exit 1
 
-# run: nanoseconds the workload takes.
+# run: "WALL_NS CPU_TICKS": the workload's wall time, and the CPU time
+# (user + system, in clock ticks) the kernel charged to it, which is
+# where the gate's cost lands; other tasks (lttng's consumer daemon
+# polling its buffers) do not count in it.
 run() {
 	_t0=$(date +%s%N)
-	dd if=/dev/zero of=/dev/null bs=1 count=$bytes 2> /dev/null
+	_cpu=$(sh -c 'dd if=/dev/zero of=/dev/null bs=1 count='$bytes' 2> /dev/null; times' |
+		awk 'NR == 2 { n = 0; for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); n += a[1] * 60 + a[2] } print int(n * 100 + 0.5) }')
 	_t1=$(date +%s%N)
-	echo $((_t1 - _t0))
+	echo "$((_t1 - _t0)) $_cpu"
 }
 
 # start SETUP: the session (if any) for that set-up, started.
@@ -39,32 +45,46 @@ stop() {
 }
 
 setups="none stock thread global"
+# Each round runs every set-up once, starting from a different one, and
+# its ratios are taken to that round's own "none": drifts of the host
+# (TCG runs on whatever the host has left) hit a round's runs alike.
 r=0
 while [ $r -lt $rounds ]; do
-	for s in $setups; do
+	order=$(echo $setups | awk -v r=$r '{ for (i = 0; i < NF; i++) printf "%s ", $((i + r) % NF + 1) }')
+	for s in $order; do
 		start $s || { echo "cannot start $s"; exit 1; }
-		run >> /tmp/times.$s
+		echo "$r $(run)" >> /tmp/times.$s
 		stop $s
 	done
 	r=$((r + 1))
 done
 
-median() {
-	sort -n "$1" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
+# stats FILE: "median q1 q3" of the numbers in FILE.
+stats() {
+	sort -n "$1" | awk '{ v[NR] = $1 } END {
+		printf "%s %s %s", v[int((NR + 1) / 2)], v[int((NR + 3) / 4)], v[int((3 * NR + 1) / 4)] }'
 }
 
-base=$(median /tmp/times.none)
+for s in $setups; do
+	awk '{ print $2 }' /tmp/times.$s > /tmp/ns.$s
+	awk '{ print $3 }' /tmp/times.$s > /tmp/cpu.$s
+	awk 'NR == FNR { base[$1] = $2; next } { printf "%.4f\n", $2 / base[$1] }' \
+		/tmp/times.none /tmp/times.$s > /tmp/ratio.$s
+	awk 'NR == FNR { base[$1] = $3; next } { printf "%.4f\n", $3 / base[$1] }' \
+		/tmp/times.none /tmp/times.$s > /tmp/cratio.$s
+done
 {
-	printf '%-8s %12s %8s %12s   %s\n' setup median_ms ratio trace_bytes "all runs (ms)"
+	printf '%-7s %8s %6s %13s %8s %6s %13s %11s\n' setup wall_ms ratio q1-q3 cpu_ms ratio q1-q3 trace_bytes
 	for s in $setups; do
-		m=$(median /tmp/times.$s)
+		set -- $(stats /tmp/ns.$s) $(stats /tmp/ratio.$s) $(stats /tmp/cpu.$s) $(stats /tmp/cratio.$s)
 		size=0
 		[ -d /tmp/bench-$s ] && size=$(du -sb /tmp/bench-$s | cut -f1)
-		printf '%-8s %12d %8s %12s   %s\n' $s $((m / 1000000)) \
-			"$(awk -v a="$m" -v b="$base" 'BEGIN { printf "%.3f", a / b }')" \
-			$size "$(awk '{ printf "%d ", $1 / 1000000 }' /tmp/times.$s)"
+		printf '%-7s %8d %6.3f %6.3f-%-6.3f %8d %6.3f %6.3f-%-6.3f %11s\n' $s \
+			$(($1 / 1000000)) $4 $5 $6 $(($7 * 10)) ${10} ${11} ${12} $size
 	done
-	echo "workload: dd of $bytes bytes, 1 byte per read/write ($((4 * bytes)) syscall events); $rounds rounds, interleaved"
+	echo "workload: dd of $bytes bytes, 1 byte per read/write ($((4 * bytes)) syscall events when traced)"
+	echo "$rounds rounds, each running every set-up once (rotating order); ratios: per round, to that round's 'none',"
+	echo "median and quartiles; cpu: user + system time charged to the workload (10 ms ticks)"
 	echo "setups: none = no session; stock = lttng enable-event -k -a (all tracepoints and syscalls), gate off;"
 	echo "        thread = the same session, gate thread, no flagged thread; global = gate global, nothing flagged"
 } | tee "$DT_RESULTS/gate.txt"

@@ -10,8 +10,9 @@
  *   inherit      rw  "1": children of flagged threads are flagged
  *   max_threads  rw  size limit of the thread table
  *   max_sockets  rw  size limit of the socket table
- *   gate         rw  what the lttng-modules fork records: "off", "global"
- *                    (default) or "thread" (see gate.c)
+ *   gate         rw  what the lttng-modules fork records while the probe
+ *                    is armed: "off", "global" (default) or "thread"
+ *                    (see gate.c)
  *   stats        r   "name value" lines: counters and table sizes
  *
  * Every read ends with a newline; every bad write returns an errno and

@@ -12,6 +12,7 @@
  *   in all three without ever running softirqs on unlock.
  * - Lock order: dt_flags_lock, then dt_socks_lock, then a socket's lock.
  *   No code holds two of them today; keep it that way if you can.
+ * - Mutexes (process context only): dt_probe_lock, then dt_gate_lock.
  * - Entries are freed with kfree_rcu(); nothing sleeps under any of them.
  */
 #ifndef _DTRACER_H
@@ -158,6 +159,7 @@ enum dt_gate_mode {
 extern const char *const dt_gate_names[DT_GATE_COUNT];
 enum dt_gate_mode dt_gate_get(void);
 void dt_gate_set(enum dt_gate_mode mode);
+void dt_gate_update(void);
 bool dt_gate_attached(void);
 int dt_gate_attach(void (*changed)(bool on));
 void dt_gate_detach(void);

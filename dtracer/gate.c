@@ -9,21 +9,27 @@
  *   thread  events of flagged threads; in interrupt and softirq context
  *           (the request's packets) every event while some thread is
  *           flagged.
- * dtracer's own events (probes/) bypass the gate in every mode.
+ * dtracer's own events (probes/) bypass the gate in every mode. The gate
+ * applies only while the probe is armed: with probe 0 dtracer is inactive
+ * and the fork records as stock LTTng, whatever the mode.
  *
  * The fork finds these functions by name when a session starts
  * (symbol_get, which pins this module while a session is active) and
  * gives a callback that switches its static key: dtracer calls it with
- * "on" (mode global or thread) or "off" at attach and on every change,
- * so that with mode off the fork's check is a patched-out branch.
+ * "on" (mode global or thread, probe armed) or "off" at attach and on
+ * every change of either, so that when the gate does not apply the
+ * fork's check is a patched-out branch.
  *
  * Locking: dt_gate_lock (a mutex, process context) serialises the mode
  * and the client; the client's callback is called under it and takes no
- * lock of dtracer's. dt_gate_record() reads the mode locklessly.
+ * lock of dtracer's. dt_probe_set() calls dt_gate_update() under
+ * dt_probe_lock (so dt_probe_lock, then dt_gate_lock). dt_gate_record()
+ * reads the mode locklessly.
  */
 #include "dtracer.h"
 
 #include <linux/export.h>
+#include <linux/lockdep.h>
 #include <linux/mutex.h>
 #include <linux/preempt.h>
 #include <linux/sched.h>
@@ -43,12 +49,28 @@ enum dt_gate_mode dt_gate_get(void)
 	return READ_ONCE(dt_gate_mode);
 }
 
+/* Whether the fork must ask: a mode that filters, and the probe armed. */
+static bool dt_gate_applies(void)
+{
+	lockdep_assert_held(&dt_gate_lock);
+	return dt_gate_mode != DT_GATE_OFF && dt_probe_armed();
+}
+
 void dt_gate_set(enum dt_gate_mode mode)
 {
 	mutex_lock(&dt_gate_lock);
 	WRITE_ONCE(dt_gate_mode, mode);
 	if (dt_gate_client)
-		dt_gate_client(mode != DT_GATE_OFF);
+		dt_gate_client(dt_gate_applies());
+	mutex_unlock(&dt_gate_lock);
+}
+
+/* The probe was armed or disarmed: tell the fork. */
+void dt_gate_update(void)
+{
+	mutex_lock(&dt_gate_lock);
+	if (dt_gate_client)
+		dt_gate_client(dt_gate_applies());
 	mutex_unlock(&dt_gate_lock);
 }
 
@@ -72,7 +94,7 @@ int dt_gate_attach(void (*changed)(bool on))
 		ret = -EBUSY;
 	} else {
 		dt_gate_client = changed;
-		changed(dt_gate_mode != DT_GATE_OFF);
+		changed(dt_gate_applies());
 	}
 	mutex_unlock(&dt_gate_lock);
 	if (!ret)

@@ -10,7 +10,8 @@
  * the socket table's destroy hook, ingress, egress; disarming undoes them
  * in reverse and then drops every socket entry. A failure on the way
  * undoes what was done: probe stays 0. Changes are serialised by
- * dt_probe_lock (process context only: registering hooks sleeps).
+ * dt_probe_lock (process context only: registering hooks sleeps). The
+ * gate follows the probe: with probe 0 LTTng records as stock (gate.c).
  */
 #include "dtracer.h"
 
@@ -69,6 +70,7 @@ int dt_probe_set(bool arm)
 			dt_disarm();
 		if (!ret) {
 			WRITE_ONCE(dt_armed, arm);
+			dt_gate_update();
 			pr_info("probe %s\n", arm ? "armed" : "disarmed");
 		}
 	}

@@ -20,7 +20,7 @@ as_nobody() {
 
 check "modprobe dtracer" modprobe dtracer
 for f in add_pid:200 remove_pid:200 list_pid:444 stats:444 inherit:644 \
-	max_threads:644 max_sockets:644; do
+	max_threads:644 max_sockets:644 gate:644; do
 	check "${f%:*} has mode ${f#*:}, owned by root" \
 		test "$(stat -c '%a %U' $sys/${f%:*})" = "${f#*:} root"
 done
@@ -124,7 +124,7 @@ check "nobody cannot remove_pid" as_nobody "write_expect $sys/remove_pid $s1 'Pe
 check "nobody cannot change inherit" as_nobody "write_expect $sys/inherit 0 'Permission denied'"
 check "... nothing changed" list_is "$s1 $s1 manual" "$s2 $s2 manual"
 check "nobody can read list_pid and stats" as_nobody "cat $sys/list_pid $sys/stats"
-for f in list_pid stats trace probe inherit max_threads max_sockets; do
+for f in list_pid stats trace probe inherit max_threads max_sockets gate; do
 	check "$f ends with a newline" ends_with_newline $sys/$f
 done
 n=$(awk 'NF != 2 || $2 !~ /^[0-9]+$/' $sys/stats | wc -l)

@@ -85,6 +85,7 @@ check "nobody cannot change gate" setpriv --reuid=nobody --regid=nogroup --clear
 	sh -c ". '$DT_SRCDIR/tests/vm/guest-lib.sh'; write_expect $sys/gate off 'Permission denied'"
 check "nobody can read gate" setpriv --reuid=nobody --regid=nogroup --clear-groups cat $sys/gate
 
+check "probe armed (the gate applies only then)" sh -c "echo 1 > $sys/probe"
 check "gate off is accepted" sh -c "echo off > $sys/gate"
 check "session 'off' (dtracer loaded, gate off)" session off
 lttng start off > /dev/null
@@ -125,6 +126,16 @@ fi
 
 # --- 2. gate global --------------------------------------------------
 check "gate global is accepted" sh -c "echo global > $sys/gate"
+# With probe 0 dtracer is inactive: LTTng records as stock.
+check "probe disarmed" sh -c "echo 0 > $sys/probe"
+check "session 'disarmed' (gate global, probe 0, nothing flagged)" session disarmed
+lttng start disarmed > /dev/null
+workload
+lttng stop disarmed > /dev/null
+check "the disarmed trace reads back" events disarmed
+is "$(count disarmed "tid == $wpid")" -ge $((2 * work)) \
+	"with probe 0 the gate stays open: the workload is recorded as by stock LTTng"
+check "probe armed again" sh -c "echo 1 > $sys/probe"
 check "session 'idle' (gate global, nothing flagged)" session idle
 lttng start idle > /dev/null
 workload
@@ -210,7 +221,7 @@ check "the unload trace reads back" events unload
 is "$(count unload "tid == $wpid")" -ge $((2 * work)) \
 	"without dtracer.ko the same session records as stock LTTng"
 check "modprobe dtracer again" modprobe dtracer
-check "gate thread" sh -c "echo thread > $sys/gate"
+check "probe armed, gate thread" sh -c "echo 1 > $sys/probe && echo thread > $sys/gate"
 lttng start unload > /dev/null
 check "flag this shell's child" flagged true
 lttng stop unload > /dev/null
