@@ -13,8 +13,11 @@
  * applies only while the probe is armed: with probe 0 dtracer is inactive
  * and the fork records as stock LTTng, whatever the mode.
  *
- * The fork finds these functions by name when a session starts
- * (symbol_get, which pins this module while a session is active) and
+ * The fork finds these functions, and dt_trace_active, by name when a
+ * session starts (symbol_get, which pins this module while a session is
+ * active). It reads dt_trace_active itself before calling
+ * dt_gate_record(): zero (no thread flagged) must close the gate in every
+ * mode that applies, as it does in global and thread. The fork also
  * gives a callback that switches its static key: dtracer calls it with
  * "on" (mode global or thread, probe armed) or "off" at attach and on
  * every change of either, so that when the gate does not apply the
