@@ -54,36 +54,32 @@ static struct dt_flag *dt_flag_find(const struct task_struct *task)
 	return NULL;
 }
 
-bool dt_flagged(const struct task_struct *task)
+/*
+ * Whether task is flagged; if so and by is not NULL, by says who it is
+ * and why. Any context.
+ */
+bool dt_flag_sender(const struct task_struct *task, struct dt_sender *by)
 {
+	struct dt_flag *f;
 	bool found;
 
 	if (!atomic_read(&dt_trace_active))
 		return false;
 	rcu_read_lock();
-	found = dt_flag_find(task);
+	f = dt_flag_find(task);
+	found = f;
+	if (f && by) {
+		by->tid = task_pid_nr(f->task);
+		by->pid = task_tgid_nr(f->task);
+		by->reason = f->reason;
+	}
 	rcu_read_unlock();
 	return found;
 }
 
-/* Whether task is flagged; if so, by says who it is and why. */
-bool dt_flag_sender(const struct task_struct *task, struct dt_sender *by)
+bool dt_flagged(const struct task_struct *task)
 {
-	struct dt_flag *f;
-	bool found = false;
-
-	if (!atomic_read(&dt_trace_active))
-		return false;
-	rcu_read_lock();
-	f = dt_flag_find(task);
-	if (f) {
-		by->tid = task_pid_nr(f->task);
-		by->pid = task_tgid_nr(f->task);
-		by->reason = f->reason;
-		found = true;
-	}
-	rcu_read_unlock();
-	return found;
+	return dt_flag_sender(task, NULL);
 }
 
 unsigned int dt_flags_count(void)

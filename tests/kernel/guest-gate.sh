@@ -69,12 +69,24 @@ workload() {
 	wait $wpid
 }
 
+# recorded NAME: the workload (its pid in $wpid) under the session NAME,
+# which is then stopped and its trace read back. Not under check: that
+# would run it in a subshell and lose $wpid.
+recorded() {
+	lttng start "$1" > /dev/null
+	workload
+	lttng stop "$1" > /dev/null
+	if events "$1" > /tmp/events.err 2>&1; then
+		ok "the $1 trace reads back"
+	else
+		not_ok "the $1 trace reads back"
+		diag "$(cat /tmp/events.err)"
+	fi
+}
+
 check "session 'absent' (dtracer.ko not loaded)" session absent
-lttng start absent > /dev/null
-workload
+recorded absent
 absent_pid=$wpid
-lttng stop absent > /dev/null
-check "the absent trace reads back" events absent
 check "modprobe dtracer" modprobe dtracer
 check "gate is 'global' by default" reads_exactly $sys/gate global
 for bad in bogus '\n' 'off off' Thread 'thread\n\n'; do
@@ -129,19 +141,12 @@ check "gate global is accepted" sh -c "echo global > $sys/gate"
 # With probe 0 dtracer is inactive: LTTng records as stock.
 check "probe disarmed" sh -c "echo 0 > $sys/probe"
 check "session 'disarmed' (gate global, probe 0, nothing flagged)" session disarmed
-lttng start disarmed > /dev/null
-workload
-lttng stop disarmed > /dev/null
-check "the disarmed trace reads back" events disarmed
+recorded disarmed
 is "$(count disarmed "tid == $wpid")" -ge $((2 * work)) \
 	"with probe 0 the gate stays open: the workload is recorded as by stock LTTng"
 check "probe armed again" sh -c "echo 1 > $sys/probe"
 check "session 'idle' (gate global, nothing flagged)" session idle
-lttng start idle > /dev/null
-workload
-idle_pid=$wpid
-lttng stop idle > /dev/null
-check "the idle trace reads back" events idle
+recorded idle
 is "$(count idle '1')" -eq 0 "gate global with no flagged thread records nothing at all"
 
 check "session 'global'" session global
@@ -176,6 +181,9 @@ fi
 # --- 3. gate thread ----------------------------------------------------
 check "gate thread is accepted" sh -c "echo thread > $sys/gate"
 check "session 'thread'" session thread
+# A kprobe and a kretprobe event too: their handlers ask the gate as well.
+check "kprobe event on ksys_read" lttng enable-event -k --probe=ksys_read dt_kp
+check "kretprobe event on ksys_write" lttng enable-event -k --function=ksys_write dt_kr
 d=$(busy)
 u=$(busy)
 lttng start thread > /dev/null
@@ -196,6 +204,12 @@ if [ -n "$f" ] && [ -n "$x" ]; then
 		"no other thread's syscall is recorded"
 	is "$(count thread "tid != $d && e == \"sched_switch\"")" -eq 0 \
 		"no other thread's sched_switch is recorded"
+	is "$(count thread "tid == $d && e ~ /^dt_kp/")" -gt 100 \
+		"the flagged process's kprobe events are recorded"
+	is "$(count thread "tid == $d && e ~ /^dt_kr/")" -gt 100 \
+		"the flagged process's kretprobe events are recorded"
+	is "$(count thread "tid != $d && e ~ /^dt_k[pr]/")" -eq 0 \
+		"no other thread's kprobe or kretprobe event is recorded"
 	is "$(count thread "tid == $u && (e ~ /^syscall_/ || e == \"sched_switch\")")" -eq 0 \
 		"the unflagged busy process's syscalls and switches are not recorded"
 	diag "events with the unflagged process's tid (interrupted by irqs): $(per_name thread $u | tr '\n' ' ')"
@@ -214,10 +228,7 @@ check_fails "rmmod dtracer is refused while a session is active" rmmod dtracer
 check "dtracer.ko is still there and answers" reads_exactly $sys/gate thread
 lttng stop unload > /dev/null
 check "rmmod dtracer once the session is stopped (its events still enabled)" rmmod dtracer
-lttng start unload > /dev/null
-workload
-lttng stop unload > /dev/null
-check "the unload trace reads back" events unload
+recorded unload
 is "$(count unload "tid == $wpid")" -ge $((2 * work)) \
 	"without dtracer.ko the same session records as stock LTTng"
 check "modprobe dtracer again" modprobe dtracer
