@@ -1,0 +1,282 @@
+/*
+ * babeltrace2 graph helpers. See graph.h.
+ */
+#include "graph.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <glib.h>
+
+static bt_interrupter *volatile running;
+
+static const bt_plugin *find_plugin(const char *name)
+{
+	const bt_plugin *p = NULL;
+
+	if (bt_plugin_find(name, BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_FALSE,
+			   &p) != BT_PLUGIN_FIND_STATUS_OK) {
+		fprintf(stderr, "dtracer: babeltrace2's `%s` plugin not found "
+			"(Debian package: babeltrace2)\n", name);
+		return NULL;
+	}
+	return p;
+}
+
+int dt_classes_load(struct dt_classes *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->ctf = find_plugin("ctf");
+	c->utils = find_plugin("utils");
+	c->text = find_plugin("text");
+	if (!c->ctf || !c->utils || !c->text)
+		return -1;
+	c->src_ctf_fs = bt_plugin_borrow_source_component_class_by_name_const(
+		c->ctf, "fs");
+	c->sink_ctf_fs = bt_plugin_borrow_sink_component_class_by_name_const(
+		c->ctf, "fs");
+	c->muxer = bt_plugin_borrow_filter_component_class_by_name_const(
+		c->utils, "muxer");
+	c->dummy = bt_plugin_borrow_sink_component_class_by_name_const(
+		c->utils, "dummy");
+	c->pretty = bt_plugin_borrow_sink_component_class_by_name_const(
+		c->text, "pretty");
+	if (!c->src_ctf_fs || !c->sink_ctf_fs || !c->muxer || !c->dummy ||
+	    !c->pretty) {
+		fprintf(stderr, "dtracer: babeltrace2's plugins lack a component "
+			"class (src.ctf.fs, sink.ctf.fs, flt.utils.muxer, "
+			"sink.utils.dummy, sink.text.pretty)\n");
+		return -1;
+	}
+	return 0;
+}
+
+void dt_classes_put(struct dt_classes *c)
+{
+	bt_plugin_put_ref(c->ctf);
+	bt_plugin_put_ref(c->utils);
+	bt_plugin_put_ref(c->text);
+	memset(c, 0, sizeof(*c));
+}
+
+static bt_value *inputs_param(const char *dir)
+{
+	bt_value *params = bt_value_map_create();
+	bt_value *inputs = NULL;
+
+	if (!params ||
+	    bt_value_map_insert_empty_array_entry(params, "inputs", &inputs) ||
+	    bt_value_array_append_string_element(inputs, dir)) {
+		bt_value_put_ref(params);
+		return NULL;
+	}
+	return params;
+}
+
+/* Connect every output port of a source to a new input port of the muxer. */
+static int connect_source(bt_graph *g, const bt_component_source *src,
+			  const bt_component_filter *mux)
+{
+	uint64_t n = bt_component_source_get_output_port_count(src);
+
+	for (uint64_t i = 0; i < n; i++) {
+		const bt_port_output *out =
+			bt_component_source_borrow_output_port_by_index_const(
+				src, i);
+		uint64_t k = bt_component_filter_get_input_port_count(mux);
+		const bt_port_input *in =
+			bt_component_filter_borrow_input_port_by_index_const(
+				mux, k - 1);
+
+		if (bt_graph_connect_ports(g, out, in, NULL))
+			return -1;
+	}
+	return 0;
+}
+
+static const bt_port_output *filter_out(const bt_component_filter *f)
+{
+	return bt_component_filter_borrow_output_port_by_index_const(f, 0);
+}
+
+bt_graph *dt_graph_traces(const struct dt_classes *c, char *const *traces,
+			  int n, const bt_component_class_filter *filter,
+			  void *filter_data, const bt_component_class_sink *sink,
+			  const bt_value *sink_params, const char **bad_trace)
+{
+	bt_graph *g = bt_graph_create(0);
+	const bt_component_filter *mux, *flt = NULL;
+	const bt_component_sink *snk;
+	const bt_port_output *last;
+
+	*bad_trace = NULL;
+	if (!g)
+		return NULL;
+	if (bt_graph_add_filter_component(g, c->muxer, "muxer", NULL,
+					  BT_LOGGING_LEVEL_NONE, &mux))
+		goto error;
+	for (int i = 0; i < n; i++) {
+		const bt_component_source *src;
+		bt_value *params = inputs_param(traces[i]);
+		char name[32];
+		int err;
+
+		if (!params)
+			goto error;
+		snprintf(name, sizeof(name), "trace-%d", i);
+		err = bt_graph_add_source_component(g, c->src_ctf_fs, name,
+						    params,
+						    BT_LOGGING_LEVEL_NONE,
+						    &src) ||
+		      connect_source(g, src, mux);
+		bt_value_put_ref(params);
+		if (err) {
+			*bad_trace = traces[i];
+			goto error;
+		}
+	}
+	last = filter_out(mux);
+	if (filter) {
+		if (bt_graph_add_filter_component_with_initialize_method_data(
+			    g, filter, "sync", NULL, filter_data,
+			    BT_LOGGING_LEVEL_NONE, &flt) ||
+		    bt_graph_connect_ports(g, last,
+			bt_component_filter_borrow_input_port_by_index_const(
+				flt, 0), NULL))
+			goto error;
+		last = filter_out(flt);
+	}
+	if (bt_graph_add_sink_component(g, sink, "sink", sink_params,
+					BT_LOGGING_LEVEL_NONE, &snk) ||
+	    bt_graph_connect_ports(g, last,
+		bt_component_sink_borrow_input_port_by_index_const(snk, 0),
+		NULL))
+		goto error;
+	return g;
+error:
+	bt_graph_put_ref(g);
+	return NULL;
+}
+
+void dt_graph_interrupt(void)
+{
+	bt_interrupter *i = running;
+
+	if (i)
+		bt_interrupter_set(i);
+}
+
+int dt_graph_run(bt_graph *g, void (*progress)(void *), void *data)
+{
+	bt_interrupter *intr = bt_interrupter_create();
+	int ret = -1;
+
+	if (!intr || bt_graph_add_interrupter(g, intr)) {
+		bt_interrupter_put_ref(intr);
+		return -1;
+	}
+	running = intr;
+	for (;;) {
+		bt_graph_run_once_status st = bt_graph_run_once(g);
+
+		if (progress)
+			progress(data);
+		if (st == BT_GRAPH_RUN_ONCE_STATUS_END) {
+			ret = 0;
+			break;
+		}
+		if (bt_interrupter_is_set(intr)) {
+			ret = 1;
+			break;
+		}
+		if (st == BT_GRAPH_RUN_ONCE_STATUS_AGAIN)
+			g_usleep(1000);
+		else if (st != BT_GRAPH_RUN_ONCE_STATUS_OK)
+			break;
+	}
+	running = NULL;
+	bt_interrupter_put_ref(intr);
+	return ret;
+}
+
+/* babeltrace.trace-infos: streams' range-ns {begin, end}. */
+static void range_of(const bt_value *infos, int64_t *begin, int64_t *end)
+{
+	for (uint64_t i = 0; i < bt_value_array_get_length(infos); i++) {
+		const bt_value *t =
+			bt_value_array_borrow_element_by_index_const(infos, i);
+		const bt_value *streams =
+			bt_value_map_borrow_entry_value_const(t, "stream-infos");
+
+		for (uint64_t j = 0; streams && j <
+		     bt_value_array_get_length(streams); j++) {
+			const bt_value *s =
+				bt_value_array_borrow_element_by_index_const(
+					streams, j);
+			const bt_value *r =
+				bt_value_map_borrow_entry_value_const(s,
+								      "range-ns");
+			const bt_value *b = r ?
+				bt_value_map_borrow_entry_value_const(r, "begin") :
+				NULL;
+			const bt_value *e = r ?
+				bt_value_map_borrow_entry_value_const(r, "end") :
+				NULL;
+
+			if (b && bt_value_is_signed_integer(b) &&
+			    bt_value_integer_signed_get(b) < *begin)
+				*begin = bt_value_integer_signed_get(b);
+			if (e && bt_value_is_signed_integer(e) &&
+			    bt_value_integer_signed_get(e) > *end)
+				*end = bt_value_integer_signed_get(e);
+		}
+	}
+}
+
+int dt_traces_range(const struct dt_classes *c, char *const *traces, int n,
+		    int64_t *begin, int64_t *end)
+{
+	*begin = INT64_MAX;
+	*end = INT64_MIN;
+	for (int i = 0; i < n; i++) {
+		bt_value *params = inputs_param(traces[i]);
+		bt_query_executor *q = params ? bt_query_executor_create(
+			bt_component_class_source_as_component_class_const(
+				c->src_ctf_fs),
+			"babeltrace.trace-infos", params) : NULL;
+		const bt_value *res = NULL;
+
+		if (q && bt_query_executor_query(q, &res) ==
+			 BT_QUERY_EXECUTOR_QUERY_STATUS_OK)
+			range_of(res, begin, end);
+		else
+			bt_current_thread_clear_error();
+		bt_value_put_ref(res);
+		bt_query_executor_put_ref(q);
+		bt_value_put_ref(params);
+	}
+	return *begin < *end ? 0 : -1;
+}
+
+void dt_print_error(const char *prefix)
+{
+	const bt_error *err = bt_current_thread_take_error();
+	uint64_t n;
+
+	if (!err) {
+		fprintf(stderr, "%s\n", prefix);
+		return;
+	}
+	n = bt_error_get_cause_count(err);
+	fprintf(stderr, "%s\n", prefix);
+	/* the cause appended last is the outermost: print it first */
+	for (uint64_t i = n; i-- > 0;) {
+		const bt_error_cause *c = bt_error_borrow_cause_by_index(err, i);
+
+		fprintf(stderr, "  %s[%s] %s\n", i + 1 == n ? "" : "caused by ",
+			bt_error_cause_get_module_name(c),
+			bt_error_cause_get_message(c));
+	}
+	bt_error_release(err);
+}

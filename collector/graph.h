@@ -1,0 +1,48 @@
+/*
+ * Small helpers to build babeltrace2 graphs out of babeltrace2's own
+ * component classes (src.ctf.fs, flt.utils.muxer, sink.ctf.fs,
+ * sink.text.pretty, sink.utils.dummy) and dtracer's filter.
+ */
+#ifndef DT_COLLECTOR_GRAPH_H
+#define DT_COLLECTOR_GRAPH_H
+
+#include <stdint.h>
+
+#include <babeltrace2/babeltrace.h>
+
+/* The classes, found once in babeltrace2's plugin directories. */
+struct dt_classes {
+	const bt_plugin *ctf, *utils, *text;
+	const bt_component_class_source *src_ctf_fs;
+	const bt_component_class_filter *muxer;
+	const bt_component_class_sink *sink_ctf_fs, *pretty, *dummy;
+};
+
+int dt_classes_load(struct dt_classes *c);
+void dt_classes_put(struct dt_classes *c);
+
+/*
+ * A graph: one src.ctf.fs per trace directory, all into a muxer, whose
+ * output goes through the optional filter into the sink. NULL on error
+ * (the error is the current thread's, see dt_print_error()); *bad_trace
+ * then names the trace directory that failed to open, if one did.
+ */
+bt_graph *dt_graph_traces(const struct dt_classes *c, char *const *traces,
+			  int n, const bt_component_class_filter *filter,
+			  void *filter_data, const bt_component_class_sink *sink,
+			  const bt_value *sink_params, const char **bad_trace);
+
+/* Run to the end; progress(data) between steps. 0, 1 if interrupted, -1. */
+int dt_graph_run(bt_graph *g, void (*progress)(void *), void *data);
+
+/* Ask running graphs to stop (async-signal-safe). */
+void dt_graph_interrupt(void);
+
+/* Earliest and latest times of the traces (for progress); 0 or -1. */
+int dt_traces_range(const struct dt_classes *c, char *const *traces, int n,
+		    int64_t *begin, int64_t *end);
+
+/* Print (and clear) the current thread's error: causes, latest first. */
+void dt_print_error(const char *prefix);
+
+#endif

@@ -1,0 +1,48 @@
+/*
+ * dtracer: the collector side of distributed kernel tracing.
+ *
+ *   dtracer collect   run (or check) lttng-relayd on the collector
+ *   dtracer record    start streaming this host's trace to a collector
+ *   dtracer stop      stop and close that session
+ *   dtracer sync      print the hosts' clock alignment
+ *   dtracer merge     align the clocks and merge the hosts' traces
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd.h"
+
+static int usage(FILE *f)
+{
+	fprintf(f,
+		"usage: dtracer COMMAND [OPTION]... (dtracer COMMAND --help)\n"
+		"  collect [-o DIR]                    run lttng-relayd here (the collector)\n"
+		"  record --collector HOST [--session NAME] [--profile minimal|default|full]\n"
+		"         [--gate global|thread|off]   stream this host's trace to HOST\n"
+		"  stop [--session NAME]               stop and close that session\n"
+		"  sync [--reference HOST] DIR...      clock alignment of the traces' hosts\n"
+		"  merge -o OUT [--reference HOST] [--no-text] DIR...\n"
+		"                                      align and merge into one timeline\n");
+	return f == stdout ? 0 : 2;
+}
+
+int main(int argc, char **argv)
+{
+	const char *cmd = argc > 1 ? argv[1] : "";
+
+	if (!strcmp(cmd, "merge"))
+		return dt_cmd_merge(argc - 1, argv + 1, 0);
+	if (!strcmp(cmd, "sync"))
+		return dt_cmd_merge(argc - 1, argv + 1, 1);
+	if (!strcmp(cmd, "collect"))
+		return dt_cmd_collect(argc - 1, argv + 1);
+	if (!strcmp(cmd, "record"))
+		return dt_cmd_record(argc - 1, argv + 1);
+	if (!strcmp(cmd, "stop"))
+		return dt_cmd_stop(argc - 1, argv + 1);
+	if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help"))
+		return usage(stdout);
+	if (*cmd)
+		fprintf(stderr, "dtracer: unknown command `%s`\n", cmd);
+	return usage(stderr);
+}

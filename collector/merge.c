@@ -1,0 +1,527 @@
+/*
+ * dtracer merge / dtracer sync: align the hosts' clocks from the marked
+ * segments and mux the traces into one timeline.
+ *
+ *   pass 1: src.ctf.fs (one per trace) -> flt.utils.muxer ->
+ *           flt.dtracer.sync -> sink.ctf.fs OUT/ctf     (sync: sink.utils.dummy)
+ *   then:   each host's OUT/ctf metadata gets its clock map (retime.h)
+ *   pass 2: src.ctf.fs (OUT/ctf) -> flt.utils.muxer -> sink.text.pretty
+ *
+ * Everything is written under OUT.partial-XXXXXX next to OUT and renamed
+ * to OUT at the end: an error or ^C leaves no half-written OUT.
+ */
+#define _XOPEN_SOURCE 700
+#include "cmd.h"
+
+#include <errno.h>
+#include <ftw.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <glib.h>
+
+#include "flt-sync.h"
+#include "graph.h"
+#include "retime.h"
+#include "sync.h"
+
+struct merge {
+	const char *out;
+	const char *reference;
+	int text;
+	int only_sync;
+	int progress;
+	GPtrArray *traces;		/* char *: trace directories */
+	char *tmp;			/* OUT.partial-XXXXXX */
+	struct dt_classes cls;
+	struct dt_flt_sync_run run;
+	int64_t begin, end;		/* for the progress bar */
+};
+
+static char *volatile cleanup_dir;
+
+/* Remove a partial output (also from a signal: nftw is not, so unlink by
+ * forking rm would be heavy; the handler only interrupts the graph). */
+static int rm_entry(const char *path, const struct stat *st, int flag,
+		    struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+static void remove_tree(const char *dir)
+{
+	nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	dt_graph_interrupt();
+}
+
+/* ----- finding traces ------------------------------------------------- */
+
+static GPtrArray *found;
+
+static int find_entry(const char *path, const struct stat *st, int flag,
+		      struct FTW *ftw)
+{
+	(void)ftw;
+	if (flag == FTW_F && S_ISREG(st->st_mode) &&
+	    !strcmp(path + strlen(path) - strlen("/metadata"), "/metadata") &&
+	    strlen(path) > strlen("/metadata"))
+		g_ptr_array_add(found, g_path_get_dirname(path));
+	return 0;
+}
+
+/* Trace directories (holding a `metadata` file) under dir. */
+static int find_traces(const char *dir, GPtrArray *traces)
+{
+	struct stat st;
+	guint before = traces->len;
+
+	if (stat(dir, &st)) {
+		fprintf(stderr, "dtracer: %s: %s\n", dir, strerror(errno));
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "dtracer: %s: not a directory (give the "
+			"directories holding the traces)\n", dir);
+		return -1;
+	}
+	found = traces;
+	if (nftw(dir, find_entry, 16, FTW_PHYS)) {
+		fprintf(stderr, "dtracer: %s: %s\n", dir, strerror(errno));
+		return -1;
+	}
+	if (traces->len == before) {
+		fprintf(stderr, "dtracer: %s: no CTF trace there (no `metadata` "
+			"file under it)\n", dir);
+		return -1;
+	}
+	return 0;
+}
+
+/* ----- progress ------------------------------------------------------- */
+
+static void progress_bar(void *data)
+{
+	struct merge *m = data;
+	static gint64 last;
+	gint64 now = g_get_monotonic_time();
+	double f;
+	int w = 40, k;
+
+	if (!m->progress || now - last < 100000)
+		return;
+	last = now;
+	f = m->end > m->begin ?
+	    (double)(m->run.last_ns - m->begin) / (double)(m->end - m->begin) : 0;
+	f = f < 0 ? 0 : f > 1 ? 1 : f;
+	k = (int)(f * w);
+	fprintf(stderr, "\r  [%.*s%*s] %3d%%  %llu events", k,
+		"########################################", w - k, "",
+		(int)(f * 100), (unsigned long long)m->run.events);
+}
+
+static void progress_done(struct merge *m)
+{
+	if (m->progress)
+		fprintf(stderr, "\r%*s\r", 70, "");
+}
+
+/* ----- the passes ----------------------------------------------------- */
+
+static const char *why_failed(const char *bad_trace)
+{
+	return bad_trace ? bad_trace : "the traces";
+}
+
+static int run_graph(struct merge *m, bt_graph *g, const char *bad,
+		     const char *what)
+{
+	char *msg;
+	int r;
+
+	if (!g) {
+		msg = g_strdup_printf("dtracer: cannot read %s:", why_failed(bad));
+		dt_print_error(msg);
+		g_free(msg);
+		return -1;
+	}
+	r = dt_graph_run(g, progress_bar, m);
+	progress_done(m);
+	bt_graph_put_ref(g);
+	if (r == 1) {
+		fprintf(stderr, "dtracer: interrupted\n");
+		return -1;
+	}
+	if (r) {
+		msg = g_strdup_printf("dtracer: %s failed:", what);
+		dt_print_error(msg);
+		g_free(msg);
+		return -1;
+	}
+	return 0;
+}
+
+static int pass_sync(struct merge *m)
+{
+	bt_value *params = NULL;
+	const bt_component_class_sink *sink = m->cls.dummy;
+	const bt_component_class_filter *flt = dt_flt_sync_class();
+	const char *bad;
+	bt_graph *g;
+	char *dir;
+	int r;
+
+	if (!flt)
+		return -1;
+	if (!m->only_sync) {
+		dir = g_build_filename(m->tmp, "ctf", NULL);
+		params = bt_value_map_create();
+		if (!params ||
+		    bt_value_map_insert_string_entry(params, "path", dir) ||
+		    bt_value_map_insert_bool_entry(params, "quiet", BT_TRUE)) {
+			g_free(dir);
+			bt_value_put_ref(params);
+			bt_component_class_filter_put_ref(flt);
+			return -1;
+		}
+		g_free(dir);
+		sink = m->cls.sink_ctf_fs;
+	}
+	g = dt_graph_traces(&m->cls, (char *const *)m->traces->pdata,
+			    (int)m->traces->len, flt, &m->run, sink, params,
+			    &bad);
+	r = run_graph(m, g, bad, "reading the traces");
+	bt_value_put_ref(params);
+	bt_component_class_filter_put_ref(flt);
+	if (!r && m->run.solved < 0) {
+		fprintf(stderr, "dtracer: clock sync failed: %s\n",
+			strerror(-m->run.solved));
+		r = -1;
+	}
+	return r;
+}
+
+/* Output traces: every metadata under OUT/ctf. */
+static GPtrArray *output_traces(struct merge *m)
+{
+	GPtrArray *t = g_ptr_array_new_with_free_func(g_free);
+	char *dir = g_build_filename(m->tmp, "ctf", NULL);
+
+	found = t;
+	nftw(dir, find_entry, 16, FTW_PHYS);
+	g_free(dir);
+	return t;
+}
+
+static int retime(struct merge *m, GPtrArray *outs)
+{
+	for (guint i = 0; i < outs->len; i++) {
+		char *md = g_build_filename(outs->pdata[i], "metadata", NULL);
+		char *host = dt_metadata_hostname(md);
+		int k = host ? dt_sync_host_index(m->run.sync, host) : -1;
+		const struct dt_sync_host *h = k >= 0 ?
+			dt_sync_host(m->run.sync, k) : NULL;
+		const char *why;
+		int err = 0;
+
+		if (h && (h->is_reference || h->via >= 0))
+			err = dt_metadata_retime(md, &h->map, &why);
+		if (err)
+			fprintf(stderr, "dtracer: %s: %s\n", md, why);
+		g_free(host);
+		g_free(md);
+		if (err)
+			return -1;
+	}
+	return 0;
+}
+
+static int pass_text(struct merge *m, GPtrArray *outs)
+{
+	bt_value *params = bt_value_map_create();
+	char *path = g_build_filename(m->tmp, "timeline.txt", NULL);
+	const char *bad;
+	bt_graph *g;
+	int r = -1;
+
+	if (params &&
+	    !bt_value_map_insert_string_entry(params, "path", path) &&
+	    !bt_value_map_insert_bool_entry(params, "clock-seconds", BT_TRUE) &&
+	    !bt_value_map_insert_bool_entry(params, "no-delta", BT_TRUE) &&
+	    !bt_value_map_insert_string_entry(params, "color", "never") &&
+	    !bt_value_map_insert_bool_entry(params, "field-trace:hostname",
+					    BT_TRUE)) {
+		m->run.last_ns = m->begin;
+		g = dt_graph_traces(&m->cls, (char *const *)outs->pdata,
+				    (int)outs->len, NULL, NULL, m->cls.pretty,
+				    params, &bad);
+		r = run_graph(m, g, bad, "writing the timeline");
+	}
+	bt_value_put_ref(params);
+	g_free(path);
+	return r;
+}
+
+/* ----- the report ----------------------------------------------------- */
+
+static void print_bound(FILE *f, long double lo, long double hi,
+			long double scale, const char *unit)
+{
+	fputs(" [", f);
+	if (isfinite(lo))
+		fprintf(f, "%+.3Lf", lo * scale);
+	else
+		fputs("-inf", f);
+	fputs(", ", f);
+	if (isfinite(hi))
+		fprintf(f, "%+.3Lf", hi * scale);
+	else
+		fputs("+inf", f);
+	fprintf(f, "] %s", unit);
+}
+
+static void print_summary(const struct dt_sync *s, FILE *f)
+{
+	fprintf(f, "clock sync: %d hosts, %llu marked segments matched, "
+		"%llu received with no send\n", dt_sync_n_hosts(s),
+		(unsigned long long)dt_sync_matched(s),
+		(unsigned long long)dt_sync_unmatched(s));
+	for (int i = 0; i < dt_sync_n_pairs(s); i++) {
+		const struct dt_sync_pair *p = dt_sync_pair(s, i);
+		const struct dt_sync_fit *ft = &p->fit;
+
+		fprintf(f, "  %s <- %s: %-11s %zu+%zu samples",
+			dt_sync_host(s, p->a)->name, dt_sync_host(s, p->b)->name,
+			dt_sync_quality_name(ft->quality), ft->n_ab, ft->n_ba);
+		if (ft->quality >= DT_SYNC_APPROX) {
+			fprintf(f, ", offset %+.3Lf us", ft->offset / 1e3L);
+			print_bound(f, ft->offset_lo, ft->offset_hi, 1e-3L, "us");
+			fprintf(f, ", drift %+.3Lf ppm", ft->drift * 1e6L);
+			print_bound(f, ft->drift_lo, ft->drift_hi, 1e6L, "ppm");
+			fprintf(f, ", +/- %.3Lf us%s", p->half_width / 1e3L,
+				ft->quality == DT_SYNC_APPROX ?
+				" if no drift" : "");
+		}
+		fputc('\n', f);
+	}
+	for (int i = 0; i < dt_sync_n_hosts(s); i++) {
+		const struct dt_sync_host *h = dt_sync_host(s, i);
+
+		if (h->is_reference)
+			fprintf(f, "  %s: reference clock\n", h->name);
+		else if (h->via >= 0)
+			fprintf(f, "  %s: %s via %s, uncertainty +/- %.3Lf us\n",
+				h->name, dt_sync_quality_name(h->quality),
+				dt_sync_host(s, h->via)->name,
+				h->uncertainty / 1e3L);
+		else
+			fprintf(f, "  %s: %s, NOT ALIGNED (its own clock)\n",
+				h->name, dt_sync_quality_name(h->quality));
+	}
+}
+
+static int write_report(struct merge *m)
+{
+	char *path = g_build_filename(m->tmp, "sync.txt", NULL);
+	FILE *f = fopen(path, "w");
+	int err;
+
+	if (!f) {
+		fprintf(stderr, "dtracer: %s: %s\n", path, strerror(errno));
+		g_free(path);
+		return -1;
+	}
+	dt_sync_report(m->run.sync, f);
+	err = fclose(f);
+	if (err)
+		fprintf(stderr, "dtracer: %s: %s\n", path, strerror(errno));
+	g_free(path);
+	return err ? -1 : 0;
+}
+
+/* ----- the command ---------------------------------------------------- */
+
+static int usage(const char *cmd, FILE *f)
+{
+	if (!strcmp(cmd, "sync"))
+		fprintf(f, "usage: dtracer sync [--reference HOST] DIR...\n"
+			"  Print the clock alignment of the hosts whose traces are under DIR...\n");
+	else
+		fprintf(f, "usage: dtracer merge -o OUT [--reference HOST] [--no-text] DIR...\n"
+			"  Align the hosts' clocks from dtracer's marked segments and merge\n"
+			"  the traces under DIR... into OUT/ (ctf/, timeline.txt, sync.txt).\n");
+	return f == stdout ? 0 : 2;
+}
+
+static int parse(struct merge *m, const char *cmd, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "reference", required_argument, NULL, 'r' },
+		{ "no-text", no_argument, NULL, 'T' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+o:r:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			m->out = optarg;
+			break;
+		case 'r':
+			m->reference = optarg;
+			break;
+		case 'T':
+			m->text = 0;
+			break;
+		case 'h':
+			exit(usage(cmd, stdout));
+		default:
+			fprintf(stderr, "dtracer %s: unknown option or missing "
+				"argument: %s\n", cmd, argv[optind - 1]);
+			return usage(cmd, stderr);
+		}
+	}
+	if (optind == argc) {
+		fprintf(stderr, "dtracer %s: no trace directory given\n", cmd);
+		return usage(cmd, stderr);
+	}
+	if (!m->only_sync && !m->out) {
+		fprintf(stderr, "dtracer merge: -o OUT is required\n");
+		return usage(cmd, stderr);
+	}
+	if (m->only_sync && (m->out || !m->text)) {
+		fprintf(stderr, "dtracer sync: writes nothing (-o and --no-text "
+			"are merge's options)\n");
+		return usage(cmd, stderr);
+	}
+	if (m->reference && !*m->reference) {
+		fprintf(stderr, "dtracer %s: --reference: empty host name\n", cmd);
+		return 2;
+	}
+	return 0;
+}
+
+/* OUT must not exist; its partial twin is created next to it. */
+static int make_tmp(struct merge *m)
+{
+	char *parent = g_path_get_dirname(m->out);
+	char *base = g_path_get_basename(m->out);
+	struct stat st;
+	int r = -1;
+
+	if (!lstat(m->out, &st))
+		fprintf(stderr, "dtracer merge: %s already exists (remove it or "
+			"choose another -o)\n", m->out);
+	else if (stat(parent, &st) || !S_ISDIR(st.st_mode))
+		fprintf(stderr, "dtracer merge: %s: no such directory\n", parent);
+	else {
+		m->tmp = g_strdup_printf("%s/.%s.partial-XXXXXX", parent, base);
+		if (!mkdtemp(m->tmp)) {
+			fprintf(stderr, "dtracer merge: cannot create a directory "
+				"in %s: %s\n", parent, strerror(errno));
+			g_free(m->tmp);
+			m->tmp = NULL;
+		} else {
+			cleanup_dir = m->tmp;
+			r = 0;
+		}
+	}
+	g_free(parent);
+	g_free(base);
+	return r;
+}
+
+static int merge_body(struct merge *m, const char *cmd)
+{
+	GPtrArray *outs;
+	int r;
+
+	if (dt_classes_load(&m->cls))
+		return 1;
+	m->progress = isatty(STDERR_FILENO);
+	if (m->progress && dt_traces_range(&m->cls,
+			(char *const *)m->traces->pdata, (int)m->traces->len,
+			&m->begin, &m->end))
+		m->begin = m->end = 0;
+	if (!m->only_sync && make_tmp(m))
+		return 1;
+	if (m->progress)
+		fprintf(stderr, "dtracer %s: reading %u traces\n", cmd,
+			m->traces->len);
+	if (pass_sync(m))
+		return 1;
+	if (m->only_sync) {
+		dt_sync_report(m->run.sync, stdout);
+		return 0;
+	}
+	outs = output_traces(m);
+	r = write_report(m) || retime(m, outs);
+	if (!r && m->text && m->progress)
+		fprintf(stderr, "dtracer merge: writing the timeline\n");
+	if (!r && m->text)
+		r = pass_text(m, outs);
+	g_ptr_array_free(outs, TRUE);
+	if (r)
+		return 1;
+	if (rename(m->tmp, m->out)) {
+		fprintf(stderr, "dtracer merge: cannot rename %s to %s: %s\n",
+			m->tmp, m->out, strerror(errno));
+		return 1;
+	}
+	cleanup_dir = NULL;
+	print_summary(m->run.sync, stdout);
+	printf("merged %llu events of %d hosts into %s/ (ctf/%s, sync.txt)\n",
+	       (unsigned long long)m->run.events, dt_sync_n_hosts(m->run.sync),
+	       m->out, m->text ? ", timeline.txt" : "");
+	return 0;
+}
+
+int dt_cmd_merge(int argc, char **argv, int only_sync)
+{
+	const char *cmd = only_sync ? "sync" : "merge";
+	struct merge m = { .text = 1, .only_sync = only_sync };
+	struct sigaction sa = { .sa_handler = on_signal };
+	int r;
+
+	r = parse(&m, cmd, argc, argv);
+	if (r)
+		return r;
+	m.traces = g_ptr_array_new_with_free_func(g_free);
+	for (int i = optind; i < argc; i++)
+		if (find_traces(argv[i], m.traces)) {
+			g_ptr_array_free(m.traces, TRUE);
+			return 1;
+		}
+	m.run.sync = dt_sync_new();
+	m.run.reference = m.reference;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	r = merge_body(&m, cmd);
+	if (cleanup_dir) {
+		remove_tree(cleanup_dir);
+		cleanup_dir = NULL;
+	}
+	dt_sync_free(m.run.sync);
+	g_free(m.tmp);
+	g_ptr_array_free(m.traces, TRUE);
+	dt_classes_put(&m.cls);
+	return r;
+}

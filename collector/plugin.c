@@ -1,0 +1,30 @@
+/*
+ * The babeltrace2 plugin `dtracer` (babeltrace-plugin-dtracer.so): load
+ * it with `babeltrace2 --plugin-path=DIR` or install it into
+ * babeltrace2's plugin directory (`make install`).
+ */
+#include <babeltrace2/babeltrace.h>
+
+#include "flt-sync.h"
+
+BT_PLUGIN_MODULE();
+
+BT_PLUGIN(dtracer);
+BT_PLUGIN_DESCRIPTION("dtracer: align the clocks of hosts from dtracer's marked TCP segments");
+BT_PLUGIN_AUTHOR("dtracer developers");
+BT_PLUGIN_LICENSE("GPL-2.0");
+
+BT_PLUGIN_FILTER_COMPONENT_CLASS(sync, dt_flt_sync_iter_next);
+BT_PLUGIN_FILTER_COMPONENT_CLASS_DESCRIPTION(sync,
+	"Pass messages through; match dtracer_mark_send with dtracer_mark_recv "
+	"and report each pair of hosts' clock offset and drift (convex hull)");
+BT_PLUGIN_FILTER_COMPONENT_CLASS_HELP(sync,
+	"Parameters: reference=HOST (clock the others map into), "
+	"path=FILE (report; default standard output). "
+	"Example: babeltrace2 --plugin-path=DIR TRACE... -c flt.dtracer.sync -c sink.utils.dummy");
+BT_PLUGIN_FILTER_COMPONENT_CLASS_INITIALIZE_METHOD(sync, dt_flt_sync_init);
+BT_PLUGIN_FILTER_COMPONENT_CLASS_FINALIZE_METHOD(sync, dt_flt_sync_finalize);
+BT_PLUGIN_FILTER_COMPONENT_CLASS_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD(sync,
+	dt_flt_sync_iter_init);
+BT_PLUGIN_FILTER_COMPONENT_CLASS_MESSAGE_ITERATOR_CLASS_FINALIZE_METHOD(sync,
+	dt_flt_sync_iter_finalize);

@@ -1,0 +1,387 @@
+/*
+ * dtracer collect / record / stop: a thin layer over lttng-relayd and
+ * the lttng command. Every command run is printed first ("+ lttng ..."),
+ * so that what was configured can be repeated, or done with `lttng`
+ * directly.
+ */
+#define _DEFAULT_SOURCE
+#include "cmd.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <netinet/in.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+#define SYSFS "/sys/distributed-tracer"
+#define RELAYD_CONTROL_PORT 5342
+
+/* Run argv (searched in PATH), print it first unless quiet; exit code. */
+static int run(char *const argv[], int quiet, int discard_output)
+{
+	posix_spawn_file_actions_t fa;
+	pid_t pid;
+	int st, err;
+
+	if (!quiet) {
+		fputs("+", stdout);
+		for (int i = 0; argv[i]; i++)
+			printf(" %s", argv[i]);
+		putchar('\n');
+		fflush(stdout);
+	}
+	posix_spawn_file_actions_init(&fa);
+	if (discard_output) {
+		posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+		posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+	}
+	err = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (err) {
+		fprintf(stderr, "dtracer: cannot run %s: %s%s\n", argv[0],
+			strerror(err), err == ENOENT ?
+			" (Debian package: lttng-tools)" : "");
+		return 127;
+	}
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return 127;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* Is something accepting connections on 127.0.0.1:port? */
+static int listening(int port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_port = htons((uint16_t)port) };
+	int fd = socket(AF_INET, SOCK_STREAM, 0), ok;
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (fd < 0)
+		return 0;
+	ok = !connect(fd, (struct sockaddr *)&a, sizeof(a));
+	close(fd);
+	return ok;
+}
+
+/* ----- collect -------------------------------------------------------- */
+
+int dt_cmd_collect(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char *args[] = { "lttng-relayd", "-d", NULL, NULL, NULL };
+	const char *out = NULL;
+	int c;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+o:h", opts, NULL)) != -1) {
+		if (c == 'o') {
+			out = optarg;
+		} else if (c == 'h') {
+			printf("usage: dtracer collect [-o DIR]\n"
+			       "  Run lttng-relayd here unless one runs already; hosts then\n"
+			       "  stream to it with `dtracer record --collector THIS-HOST`.\n"
+			       "  Traces land in DIR/HOSTNAME/SESSION-DATE/ (relayd's layout;\n"
+			       "  default DIR: relayd's, $LTTNG_HOME/lttng-traces).\n");
+			return 0;
+		} else {
+			fprintf(stderr, "dtracer collect: unknown option or "
+				"missing argument: %s\n", argv[optind - 1]);
+			return 2;
+		}
+	}
+	if (optind != argc) {
+		fprintf(stderr, "dtracer collect: unexpected argument `%s`\n",
+			argv[optind]);
+		return 2;
+	}
+	if (listening(RELAYD_CONTROL_PORT)) {
+		printf("lttng-relayd is already running here (port %d)%s\n",
+		       RELAYD_CONTROL_PORT, out ?
+		       "; -o ignored: its output directory is its own" : "");
+		return 0;
+	}
+	if (out) {
+		args[2] = "-o";
+		args[3] = (char *)out;
+	}
+	if (run(args, 0, 0))
+		return 1;
+	for (int i = 0; i < 100 && !listening(RELAYD_CONTROL_PORT); i++)
+		usleep(100000);
+	if (!listening(RELAYD_CONTROL_PORT)) {
+		fprintf(stderr, "dtracer collect: lttng-relayd started but does "
+			"not listen on port %d\n", RELAYD_CONTROL_PORT);
+		return 1;
+	}
+	printf("collecting%s%s; on each host: dtracer record --collector "
+	       "<this host's address>\n", out ? " into " : "", out ? out : "");
+	return 0;
+}
+
+/* ----- record --------------------------------------------------------- */
+
+struct profile {
+	const char *name;
+	const char *const *events[4];	/* enable-event argument lists */
+};
+
+static const char *const ev_dtracer[] = { "-k", "dtracer_*", NULL };
+static const char *const ev_sched[] = { "-k",
+	"sched_switch,sched_wakeup,sched_waking,sched_process_fork,"
+	"sched_process_exec,sched_process_exit", NULL };
+static const char *const ev_syscalls[] = { "-k", "--syscall", "-a", NULL };
+static const char *const ev_all[] = { "-k", "-a", NULL };
+
+static const struct profile profiles[] = {
+	{ "minimal", { ev_dtracer } },
+	{ "default", { ev_dtracer, ev_sched, ev_syscalls } },
+	{ "full", { ev_all } },
+};
+
+static int lttng(const char *a, const char *b, const char *c, const char *d,
+		 const char *e)
+{
+	char *argv[] = { "lttng", (char *)a, (char *)b, (char *)c, (char *)d,
+			 (char *)e, NULL };
+
+	return run(argv, 0, 0);
+}
+
+static int dtracer_probes_available(void)
+{
+	char *argv[] = { "sh", "-c",
+		"lttng list -k 2>/dev/null | grep -q dtracer_mark_send", NULL };
+
+	return run(argv, 1, 0) == 0;
+}
+
+static int sessiond_running(void)
+{
+	char *argv[] = { "pgrep", "-x", "lttng-sessiond", NULL };
+
+	return run(argv, 1, 1) == 0;
+}
+
+static int start_sessiond(void)
+{
+	char *argv[] = { "env", "LTTNG_EXTRA_KMOD_PROBES=dtracer",
+			 "lttng-sessiond", "-d", NULL };
+
+	return run(argv, 0, 0);
+}
+
+static int write_gate(const char *mode)
+{
+	FILE *f = fopen(SYSFS "/gate", "w");
+	int err;
+
+	printf("+ echo %s > " SYSFS "/gate\n", mode);
+	if (!f) {
+		fprintf(stderr, "dtracer record: " SYSFS "/gate: %s\n",
+			strerror(errno));
+		return -1;
+	}
+	err = fputs(mode, f) < 0;
+	err |= fclose(f) != 0;
+	if (err) {
+		fprintf(stderr, "dtracer record: " SYSFS "/gate: cannot set "
+			"`%s`: %s\n", mode, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int record_usage(FILE *f)
+{
+	fprintf(f, "usage: dtracer record --collector HOST [--session NAME] "
+		"[--profile minimal|default|full] [--gate global|thread|off]\n"
+		"  Create an LTTng kernel session streaming to HOST's lttng-relayd\n"
+		"  (lttng create --set-url=net://HOST), enable the profile's events\n"
+		"  (minimal: dtracer's; default: + scheduling and system calls;\n"
+		"  full: every kernel event), add the tid and procname contexts\n"
+		"  and start it. Needs dtracer.ko loaded; starts lttng-sessiond with\n"
+		"  dtracer's probes if none runs. Session name default: dtracer.\n");
+	return f == stdout ? 0 : 2;
+}
+
+static int valid_name(const char *s)
+{
+	if (!*s || strlen(s) > 200)
+		return 0;
+	for (; *s; s++)
+		if (!(*s == '-' || *s == '_' || *s == '.' || *s == ':' ||
+		      (*s >= '0' && *s <= '9') || (*s >= 'a' && *s <= 'z') ||
+		      (*s >= 'A' && *s <= 'Z')))
+			return 0;
+	return 1;
+}
+
+int dt_cmd_record(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "collector", required_argument, NULL, 'c' },
+		{ "session", required_argument, NULL, 's' },
+		{ "profile", required_argument, NULL, 'p' },
+		{ "gate", required_argument, NULL, 'g' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *collector = NULL, *session = "dtracer", *gate = NULL;
+	const struct profile *prof = &profiles[1];
+	char url[256];
+	struct stat st;
+	int c;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+c:s:p:g:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			collector = optarg;
+			break;
+		case 's':
+			session = optarg;
+			break;
+		case 'p':
+			prof = NULL;
+			for (size_t i = 0; i < 3; i++)
+				if (!strcmp(optarg, profiles[i].name))
+					prof = &profiles[i];
+			if (!prof) {
+				fprintf(stderr, "dtracer record: --profile: "
+					"`%s` is not minimal, default or full\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case 'g':
+			gate = optarg;
+			if (strcmp(gate, "global") && strcmp(gate, "thread") &&
+			    strcmp(gate, "off")) {
+				fprintf(stderr, "dtracer record: --gate: `%s` is "
+					"not global, thread or off\n", gate);
+				return 2;
+			}
+			break;
+		case 'h':
+			return record_usage(stdout);
+		default:
+			fprintf(stderr, "dtracer record: unknown option or "
+				"missing argument: %s\n", argv[optind - 1]);
+			return record_usage(stderr);
+		}
+	}
+	if (optind != argc) {
+		fprintf(stderr, "dtracer record: unexpected argument `%s`\n",
+			argv[optind]);
+		return 2;
+	}
+	if (!collector || !valid_name(collector)) {
+		fprintf(stderr, "dtracer record: --collector HOST is required "
+			"(a host name or address)\n");
+		return 2;
+	}
+	if (!valid_name(session)) {
+		fprintf(stderr, "dtracer record: --session: `%s` is not a valid "
+			"session name\n", session);
+		return 2;
+	}
+	if (stat(SYSFS, &st)) {
+		fprintf(stderr, "dtracer record: dtracer.ko is not loaded (no "
+			SYSFS "): modprobe dtracer\n");
+		return 1;
+	}
+	if (!sessiond_running() && start_sessiond())
+		return 1;
+	if (!dtracer_probes_available()) {
+		fprintf(stderr, "dtracer record: the running lttng-sessiond has "
+			"not loaded dtracer's probes: restart it as "
+			"`LTTNG_EXTRA_KMOD_PROBES=dtracer lttng-sessiond -d`\n");
+		return 1;
+	}
+	if (gate && write_gate(gate))
+		return 1;
+	snprintf(url, sizeof(url), "--set-url=net://%s", collector);
+	if (lttng("create", session, url, NULL, NULL))
+		return 1;
+	for (int i = 0; i < 4 && prof->events[i]; i++) {
+		const char *const *e = prof->events[i];
+		char *args[8] = { "lttng", "enable-event", "--session",
+				  (char *)session };
+		int k = 4;
+
+		for (int j = 0; e[j]; j++)
+			args[k++] = (char *)e[j];
+		if (run(args, 0, 0))
+			goto undo;
+	}
+	{
+		char *ctx[] = { "lttng", "add-context", "--session",
+				(char *)session, "-k", "-t", "tid", "-t",
+				"procname", NULL };
+
+		if (run(ctx, 0, 0))
+			goto undo;
+	}
+	if (lttng("start", session, NULL, NULL, NULL))
+		goto undo;
+	printf("recording: session %s (profile %s) streams to %s; "
+	       "`dtracer stop --session %s` ends it\n", session, prof->name,
+	       collector, session);
+	return 0;
+undo:
+	fprintf(stderr, "dtracer record: failed; destroying session %s\n",
+		session);
+	lttng("destroy", session, NULL, NULL, NULL);
+	return 1;
+}
+
+/* ----- stop ----------------------------------------------------------- */
+
+int dt_cmd_stop(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "session", required_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *session = "dtracer";
+	int c;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+s:h", opts, NULL)) != -1) {
+		if (c == 's') {
+			session = optarg;
+		} else if (c == 'h') {
+			printf("usage: dtracer stop [--session NAME]\n"
+			       "  lttng stop NAME, then lttng destroy NAME: the "
+			       "trace is complete on the collector.\n");
+			return 0;
+		} else {
+			fprintf(stderr, "dtracer stop: unknown option or missing "
+				"argument: %s\n", argv[optind - 1]);
+			return 2;
+		}
+	}
+	if (optind != argc || !valid_name(session)) {
+		fprintf(stderr, "dtracer stop: usage: dtracer stop [--session NAME]\n");
+		return 2;
+	}
+	if (lttng("stop", session, NULL, NULL, NULL))
+		return 1;
+	return lttng("destroy", session, NULL, NULL, NULL) ? 1 : 0;
+}

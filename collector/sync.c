@@ -1,0 +1,561 @@
+/*
+ * Clock synchronisation from marked segments: matching and the tree.
+ * See sync.h.
+ */
+#include "sync.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <glib.h>
+
+/* A mark of one flow: sequence range relative to the flow's base. */
+struct flow_mark {
+	int64_t start, end;
+	int64_t t;
+	int host;
+};
+
+/* One direction of one connection, as on the wire. */
+struct flow {
+	struct dt_mark key;	/* seq fields unused */
+	uint32_t base;		/* first sequence number seen */
+	GArray *sends, *recvs;	/* struct flow_mark */
+};
+
+struct dt_sync {
+	GPtrArray *hosts;	/* struct dt_sync_host * */
+	GHashTable *by_name;	/* name -> index + 1 */
+	GHashTable *flows;	/* struct dt_mark * (key) -> struct flow * */
+	GArray *pairs;		/* struct dt_sync_pair, after solve */
+	uint64_t matched, unmatched;
+};
+
+long double dt_clock_map_apply(const struct dt_clock_map *m, int64_t t)
+{
+	return (long double)t + m->offset +
+	       m->drift * (long double)(t - m->anchor);
+}
+
+static guint flow_hash(gconstpointer p)
+{
+	const struct dt_mark *k = p;
+	guint h = k->family * 31u + k->alen;
+
+	for (int i = 0; i < k->alen; i++)
+		h = h * 31u + k->saddr[i] * 7u + k->daddr[i];
+	return h * 31u + ((guint)k->sport << 16 | k->dport);
+}
+
+static gboolean flow_equal(gconstpointer a, gconstpointer b)
+{
+	const struct dt_mark *x = a, *y = b;
+
+	return x->family == y->family && x->alen == y->alen &&
+	       x->sport == y->sport && x->dport == y->dport &&
+	       !memcmp(x->saddr, y->saddr, x->alen) &&
+	       !memcmp(x->daddr, y->daddr, x->alen);
+}
+
+static void flow_free(gpointer p)
+{
+	struct flow *f = p;
+
+	g_array_free(f->sends, TRUE);
+	g_array_free(f->recvs, TRUE);
+	g_free(f);
+}
+
+static void host_free(gpointer p)
+{
+	struct dt_sync_host *h = p;
+
+	g_free(h->name);
+	g_free(h);
+}
+
+struct dt_sync *dt_sync_new(void)
+{
+	struct dt_sync *s = g_new0(struct dt_sync, 1);
+
+	s->hosts = g_ptr_array_new_with_free_func(host_free);
+	s->by_name = g_hash_table_new(g_str_hash, g_str_equal);
+	s->flows = g_hash_table_new_full(flow_hash, flow_equal, NULL,
+					 flow_free);
+	s->pairs = g_array_new(FALSE, TRUE, sizeof(struct dt_sync_pair));
+	return s;
+}
+
+void dt_sync_free(struct dt_sync *s)
+{
+	if (!s)
+		return;
+	g_hash_table_destroy(s->flows);
+	g_hash_table_destroy(s->by_name);
+	g_ptr_array_free(s->hosts, TRUE);
+	g_array_free(s->pairs, TRUE);
+	g_free(s);
+}
+
+int dt_sync_host_index(struct dt_sync *s, const char *name)
+{
+	gpointer v = g_hash_table_lookup(s->by_name, name);
+	struct dt_sync_host *h;
+
+	if (v)
+		return GPOINTER_TO_INT(v) - 1;
+	h = g_new0(struct dt_sync_host, 1);
+	h->name = g_strdup(name);
+	h->via = -1;
+	h->first = INT64_MAX;
+	h->last = INT64_MIN;
+	g_ptr_array_add(s->hosts, h);
+	g_hash_table_insert(s->by_name, h->name,
+			    GINT_TO_POINTER((int)s->hosts->len));
+	return (int)s->hosts->len - 1;
+}
+
+static struct dt_sync_host *host_at(const struct dt_sync *s, int i)
+{
+	return g_ptr_array_index(s->hosts, i);
+}
+
+void dt_sync_saw(struct dt_sync *s, int host, int64_t t)
+{
+	struct dt_sync_host *h = host_at(s, host);
+
+	if (t < h->first)
+		h->first = t;
+	if (t > h->last)
+		h->last = t;
+	h->events++;
+}
+
+int dt_sync_add_mark(struct dt_sync *s, int host, int is_send,
+		     const struct dt_mark *m, int64_t t)
+{
+	struct flow *f = g_hash_table_lookup(s->flows, m);
+	struct flow_mark fm;
+
+	if (m->alen != 4 && m->alen != 16)
+		return -EINVAL;
+	/* A pure ACK covers no byte: nothing to tell its copies apart. */
+	if (m->seq == m->end_seq)
+		return 0;
+	if (!f) {
+		f = g_new0(struct flow, 1);
+		f->key = *m;
+		f->base = m->seq;
+		f->sends = g_array_new(FALSE, FALSE, sizeof(struct flow_mark));
+		f->recvs = g_array_new(FALSE, FALSE, sizeof(struct flow_mark));
+		g_hash_table_insert(s->flows, &f->key, f);
+	}
+	/* Within 2 GiB of the first mark: unwrapped by a signed distance. */
+	fm.start = (int32_t)(m->seq - f->base);
+	fm.end = fm.start + (uint32_t)(m->end_seq - m->seq);
+	fm.t = t;
+	fm.host = host;
+	g_array_append_val(is_send ? f->sends : f->recvs, fm);
+	return 0;
+}
+
+static gint by_start(gconstpointer a, gconstpointer b)
+{
+	const struct flow_mark *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/*
+ * Samples of hosts (a, b), a < b: the hull, and the offset range if the
+ * clocks had no drift (what an approximate fit assumes): every A->B
+ * sample says t_A - t_B >= s - r, every B->A one t_A - t_B <= r - s.
+ */
+struct pair_acc {
+	struct dt_hull_pair *hull;
+	long double lo0, hi0;
+};
+
+static void pair_acc_free(gpointer p)
+{
+	struct pair_acc *acc = p;
+
+	dt_hull_pair_free(acc->hull);
+	g_free(acc);
+}
+
+static struct pair_acc *pair_of_hosts(GHashTable *pairs, int n, int a, int b)
+{
+	gpointer key = GINT_TO_POINTER(a * n + b + 1);
+	struct pair_acc *p = g_hash_table_lookup(pairs, key);
+
+	if (!p) {
+		p = g_new0(struct pair_acc, 1);
+		p->hull = dt_hull_pair_new();
+		p->lo0 = -INFINITY;
+		p->hi0 = INFINITY;
+		if (!p->hull) {
+			g_free(p);
+			return NULL;
+		}
+		g_hash_table_insert(pairs, key, p);
+	}
+	return p;
+}
+
+static int pair_add(struct pair_acc *p, int ab, int64_t send, int64_t recv)
+{
+	long double d = ab ? (long double)send - recv : (long double)recv - send;
+
+	if (ab && d > p->lo0)
+		p->lo0 = d;
+	if (!ab && d < p->hi0)
+		p->hi0 = d;
+	return dt_hull_add(p->hull, ab ? DT_HULL_AB : DT_HULL_BA, send, recv);
+}
+
+/*
+ * Each receive is paired with the earliest send, on another host, of a
+ * segment overlapping its bytes: a retransmission may leave after the
+ * receive, the first copy cannot (TSO/GRO: ranges overlap rather than
+ * match one to one).
+ */
+static int match_flow(struct dt_sync *s, struct flow *f, GHashTable *hulls)
+{
+	struct flow_mark *snd, *rcv;
+	int64_t maxlen = 0;
+	int n = (int)s->hosts->len;
+
+	g_array_sort(f->sends, by_start);
+	snd = (struct flow_mark *)(void *)f->sends->data;
+	for (guint i = 0; i < f->sends->len; i++)
+		if (snd[i].end - snd[i].start > maxlen)
+			maxlen = snd[i].end - snd[i].start;
+
+	rcv = (struct flow_mark *)(void *)f->recvs->data;
+	for (guint i = 0; i < f->recvs->len; i++) {
+		const struct flow_mark *r = &rcv[i], *best = NULL;
+		guint lo = 0, hi = f->sends->len;
+		struct pair_acc *p;
+		int a, b;
+
+		/* first send starting at or after the receive's end */
+		while (lo < hi) {
+			guint mid = lo + (hi - lo) / 2;
+
+			if (snd[mid].start < r->end)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		while (lo-- > 0 && snd[lo].start + maxlen > r->start) {
+			if (snd[lo].end <= r->start || snd[lo].host == r->host)
+				continue;
+			if (!best || snd[lo].t < best->t)
+				best = &snd[lo];
+		}
+		if (!best) {
+			s->unmatched++;
+			continue;
+		}
+		s->matched++;
+		a = best->host < r->host ? best->host : r->host;
+		b = best->host < r->host ? r->host : best->host;
+		p = pair_of_hosts(hulls, n, a, b);
+		if (!p || pair_add(p, best->host == a, best->t, r->t))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Inverse of a pair's fit (b -> a) as a map a -> b. */
+static struct dt_clock_map fit_map(const struct dt_sync_fit *fit, int inverse)
+{
+	struct dt_clock_map m = {
+		.offset = fit->offset, .drift = fit->drift,
+		.anchor = fit->anchor,
+	};
+
+	if (inverse) {
+		m.anchor = fit->anchor + (int64_t)llroundl(fit->offset);
+		m.offset = -fit->offset;
+		m.drift = -fit->drift / (1 + fit->drift);
+	}
+	return m;
+}
+
+/* outer(inner(t)), anchored at inner's anchor. */
+static struct dt_clock_map compose(const struct dt_clock_map *outer,
+				   const struct dt_clock_map *inner)
+{
+	struct dt_clock_map m;
+	long double at = inner->anchor + inner->offset;
+
+	m.anchor = inner->anchor;
+	m.offset = inner->offset + outer->offset +
+		   outer->drift * (at - outer->anchor);
+	m.drift = inner->drift + outer->drift + inner->drift * outer->drift;
+	return m;
+}
+
+/* Cost of an edge: accurate first, then the narrowest. */
+static long double edge_cost(const struct dt_sync_pair *p)
+{
+	long double w = p->half_width;
+
+	if (p->fit.quality == DT_SYNC_ACCURATE)
+		return w;
+	if (!isfinite(w))
+		w = 1e15L;
+	return 1e18L + w;
+}
+
+static const struct dt_sync_pair *pair_of(const struct dt_sync *s, int x,
+					  int y)
+{
+	for (guint i = 0; i < s->pairs->len; i++) {
+		const struct dt_sync_pair *p =
+			&g_array_index(s->pairs, struct dt_sync_pair, i);
+
+		if ((p->a == x && p->b == y) || (p->a == y && p->b == x))
+			return p;
+	}
+	return NULL;
+}
+
+static int pick_reference(const struct dt_sync *s, const char *reference)
+{
+	int n = (int)s->hosts->len, best = -1, best_n = -1;
+
+	if (reference) {
+		gpointer v = g_hash_table_lookup(s->by_name, reference);
+
+		return v ? GPOINTER_TO_INT(v) - 1 : -1;
+	}
+	for (int i = 0; i < n; i++) {
+		int k = 0;
+
+		for (int j = 0; j < n; j++) {
+			const struct dt_sync_pair *p = pair_of(s, i, j);
+
+			k += j != i && p && p->fit.quality == DT_SYNC_ACCURATE;
+		}
+		if (k > best_n || (k == best_n &&
+				   strcmp(host_at(s, i)->name,
+					  host_at(s, best)->name) < 0)) {
+			best = i;
+			best_n = k;
+		}
+	}
+	return best;
+}
+
+/* Dijkstra over usable pairs from the reference; maps composed on the way. */
+static void build_tree(struct dt_sync *s, int ref)
+{
+	int n = (int)s->hosts->len;
+	long double *cost = g_new(long double, n);
+	gboolean *done = g_new0(gboolean, n);
+
+	for (int i = 0; i < n; i++)
+		cost[i] = INFINITY;
+	cost[ref] = 0;
+	host_at(s, ref)->quality = DT_SYNC_ACCURATE;
+	host_at(s, ref)->is_reference = 1;
+	for (;;) {
+		int u = -1;
+
+		for (int i = 0; i < n; i++)
+			if (!done[i] && isfinite(cost[i]) &&
+			    (u < 0 || cost[i] < cost[u]))
+				u = i;
+		if (u < 0)
+			break;
+		done[u] = TRUE;
+		for (int v = 0; v < n; v++) {
+			const struct dt_sync_pair *p = pair_of(s, u, v);
+			struct dt_sync_host *hu = host_at(s, u), *hv;
+			struct dt_clock_map step;
+
+			if (v == u || done[v] || !p ||
+			    p->fit.quality < DT_SYNC_APPROX ||
+			    cost[u] + edge_cost(p) >= cost[v])
+				continue;
+			cost[v] = cost[u] + edge_cost(p);
+			hv = host_at(s, v);
+			hv->via = u;
+			/* the fit maps b into a: from v into u when u is a */
+			step = fit_map(&p->fit, p->a != u);
+			hv->map = compose(&hu->map, &step);
+			hv->quality = hu->quality < p->fit.quality ?
+				      hu->quality : p->fit.quality;
+			hv->uncertainty = hu->uncertainty + p->half_width;
+		}
+	}
+	g_free(cost);
+	g_free(done);
+}
+
+/* Hosts the tree did not reach: fail if a pair of theirs failed. */
+static void mark_unreached(struct dt_sync *s)
+{
+	int n = (int)s->hosts->len;
+
+	for (int v = 0; v < n; v++) {
+		struct dt_sync_host *h = host_at(s, v);
+
+		if (h->is_reference || h->via >= 0)
+			continue;
+		h->quality = DT_SYNC_ABSENT;
+		h->uncertainty = INFINITY;
+		for (int u = 0; u < n; u++) {
+			const struct dt_sync_pair *p = pair_of(s, u, v);
+
+			if (u != v && p && p->fit.quality == DT_SYNC_FAIL)
+				h->quality = DT_SYNC_FAIL;
+		}
+	}
+}
+
+static int fit_pairs(struct dt_sync *s, GHashTable *hulls)
+{
+	int n = (int)s->hosts->len;
+
+	g_array_set_size(s->pairs, 0);
+	for (int a = 0; a < n; a++)
+		for (int b = a + 1; b < n; b++) {
+			struct dt_sync_pair p = { .a = a, .b = b };
+			struct pair_acc *h = g_hash_table_lookup(hulls,
+				GINT_TO_POINTER(a * n + b + 1));
+
+			p.half_width = INFINITY;
+			if (h) {
+				dt_hull_fit(h->hull, &p.fit);
+				p.half_width = (p.fit.offset_hi -
+						p.fit.offset_lo) / 2;
+				/* approximate, no drift assumed: its range */
+				if (p.fit.quality == DT_SYNC_APPROX &&
+				    p.fit.drift == 0 && h->lo0 <= h->hi0 &&
+				    isfinite(h->hi0 - h->lo0))
+					p.half_width = (h->hi0 - h->lo0) / 2;
+			} else {
+				p.fit.quality = DT_SYNC_ABSENT;
+				p.fit.offset = p.fit.drift = NAN;
+				p.fit.offset_lo = p.fit.drift_lo = -INFINITY;
+				p.fit.offset_hi = p.fit.drift_hi = INFINITY;
+			}
+			g_array_append_val(s->pairs, p);
+		}
+	return 0;
+}
+
+int dt_sync_solve(struct dt_sync *s, const char *reference)
+{
+	GHashTable *hulls = g_hash_table_new_full(g_direct_hash,
+		g_direct_equal, NULL, pair_acc_free);
+	GHashTableIter it;
+	gpointer v;
+	int ref, err = 0;
+
+	s->matched = s->unmatched = 0;
+	g_hash_table_iter_init(&it, s->flows);
+	while (!err && g_hash_table_iter_next(&it, NULL, &v))
+		err = match_flow(s, v, hulls);
+	if (!err)
+		err = fit_pairs(s, hulls);
+	g_hash_table_destroy(hulls);
+	if (err)
+		return err;
+	for (guint i = 0; i < s->hosts->len; i++) {
+		struct dt_sync_host *h = host_at(s, (int)i);
+
+		h->via = -1;
+		h->is_reference = 0;
+		h->uncertainty = 0;
+		h->map = (struct dt_clock_map){ 0 };
+		h->map.anchor = h->first == INT64_MAX ? 0 : h->first;
+	}
+	if (!s->hosts->len)
+		return 0;
+	ref = pick_reference(s, reference);
+	if (ref < 0)
+		return -ENOENT;
+	build_tree(s, ref);
+	mark_unreached(s);
+	return 0;
+}
+
+int dt_sync_n_hosts(const struct dt_sync *s)
+{
+	return (int)s->hosts->len;
+}
+
+const struct dt_sync_host *dt_sync_host(const struct dt_sync *s, int i)
+{
+	return host_at(s, i);
+}
+
+int dt_sync_n_pairs(const struct dt_sync *s)
+{
+	return (int)s->pairs->len;
+}
+
+const struct dt_sync_pair *dt_sync_pair(const struct dt_sync *s, int i)
+{
+	return &g_array_index(s->pairs, struct dt_sync_pair, i);
+}
+
+uint64_t dt_sync_matched(const struct dt_sync *s)
+{
+	return s->matched;
+}
+
+uint64_t dt_sync_unmatched(const struct dt_sync *s)
+{
+	return s->unmatched;
+}
+
+void dt_sync_report(const struct dt_sync *s, FILE *f)
+{
+	int ref = -1;
+
+	for (int i = 0; i < dt_sync_n_hosts(s); i++)
+		if (host_at(s, i)->is_reference)
+			ref = i;
+	fprintf(f, "# dtracer clock sync (convex hull): %d hosts, reference %s, "
+		"%llu matched segments, %llu received segments unmatched\n",
+		dt_sync_n_hosts(s), ref >= 0 ? host_at(s, ref)->name : "none",
+		(unsigned long long)s->matched,
+		(unsigned long long)s->unmatched);
+	fprintf(f, "# pair A B QUALITY samples N_AB N_BA anchor_ns T "
+		"offset_ns O [LO HI] drift_ppm D [LO HI] halfwidth_ns W   "
+		"(t_A = t_B + O + D * (t_B - T); approximate: W assumes D = 0)\n");
+	for (int i = 0; i < dt_sync_n_pairs(s); i++) {
+		const struct dt_sync_pair *p = dt_sync_pair(s, i);
+		const struct dt_sync_fit *ft = &p->fit;
+
+		fprintf(f, "pair %s %s %s samples %zu %zu anchor_ns %lld "
+			"offset_ns %.1Lf [%.1Lf %.1Lf] drift_ppm %.4Lf [%.4Lf %.4Lf] "
+			"halfwidth_ns %.1Lf\n",
+			host_at(s, p->a)->name, host_at(s, p->b)->name,
+			dt_sync_quality_name(ft->quality), ft->n_ab, ft->n_ba,
+			(long long)ft->anchor, ft->offset, ft->offset_lo,
+			ft->offset_hi, ft->drift * 1e6L, ft->drift_lo * 1e6L,
+			ft->drift_hi * 1e6L, p->half_width);
+	}
+	fprintf(f, "# host H QUALITY via V anchor_ns T offset_ns O drift_ppm D "
+		"uncertainty_ns U   (t_ref = t_H + O + D * (t_H - T))\n");
+	for (int i = 0; i < dt_sync_n_hosts(s); i++) {
+		const struct dt_sync_host *h = host_at(s, i);
+
+		fprintf(f, "host %s %s via %s anchor_ns %lld offset_ns %.1Lf "
+			"drift_ppm %.4Lf uncertainty_ns %.1Lf\n", h->name,
+			h->is_reference ? "reference" :
+			dt_sync_quality_name(h->quality),
+			h->via >= 0 ? host_at(s, h->via)->name : "-",
+			(long long)h->map.anchor, h->map.offset,
+			h->map.drift * 1e6L, h->uncertainty);
+	}
+}

@@ -1,0 +1,95 @@
+# Guest side of t-collect.sh (sourced after tests/vm/guest-lib.sh).
+#
+#   dt-a client            dt-b middle               dt-c server
+#   bash, flagged  --7400-->  socat (fork)  --7401-->  dt-tcp serve
+#   N requests      <--------               <--------  (clock +7 s)
+#          \                  |                   /
+#           `--- dtracer record --collector dt-d ---'   dt-d: dtracer collect
+#
+# Ready/done handshakes: 7496 (dt-d's relayd is up), 7498/7499 (dt-b and
+# dt-c are recording), 7497 (dt-a is done), 7495 (a host has stopped its
+# session; dt-d copies the traces once all three have).
+tcp=$DT_BUILDDIR/tests/tools/dt-tcp
+dtracer=$DT_BUILDDIR/collector/dtracer
+sys=/sys/distributed-tracer
+N=${DT_COLLECT_REQUESTS:-20}
+
+record() {
+	check "modprobe dtracer" modprobe dtracer
+	check "probe armed" sh -c "echo 1 > $sys/probe"
+	check "the collector is up" wait_for 120 $tcp request dt-d 7496 ping
+	check "dtracer record streams to dt-d" sh -c \
+		"$dtracer record --collector dt-d --gate thread > /tmp/record.log 2>&1"
+	diag "$(tr '\n' ';' < /tmp/record.log)"
+}
+
+stop() {
+	check "dtracer stop" sh -c "$dtracer stop > /tmp/stop.log 2>&1"
+	check "told dt-d this session is closed" wait_for 60 $tcp request dt-d 7495 done
+	check "rmmod dtracer" rmmod dtracer
+}
+
+case $DT_HOST in
+dt-d)
+	check "dtracer collect starts lttng-relayd" sh -c \
+		"$dtracer collect -o /tmp/traces > /tmp/collect.log 2>&1"
+	check "dtracer collect again: it runs already" sh -c \
+		"$dtracer collect | grep -q 'already running'"
+	$tcp serve -4 7496 0 > /dev/null 2>&1 &
+	ready=$!
+	check "three sessions closed" timeout 400 $tcp serve -4 7495 3
+	kill $ready
+	sleep 1
+	check "the collector holds three hosts' traces" \
+		sh -c "ls /tmp/traces/dt-a/*/kernel/metadata /tmp/traces/dt-b/*/kernel/metadata /tmp/traces/dt-c/*/kernel/metadata"
+	cp -r /tmp/traces "$DT_RESULTS/traces"
+	pkill lttng-relayd
+	;;
+dt-a)
+	record
+	check "dt-b is recording" wait_for 180 $tcp request dt-b 7498 ping
+	check "dt-c is recording" wait_for 180 $tcp request dt-c 7499 ping
+	N=$N bash -c '
+		echo $$ > /sys/distributed-tracer/add_pid || exit 1
+		i=0
+		while [ $i -lt $N ]; do
+			exec 3<>/dev/tcp/dt-b/7400 || exit 1
+			printf hello >&3
+			read -r -t 60 -N 10 answer <&3
+			echo "$answer" >> /tmp/answers
+			exec 3>&-
+			i=$((i + 1))
+		done
+		echo $$ > /sys/distributed-tracer/remove_pid' > /tmp/client.err 2>&1
+	check "the client got $N answers through the middle" \
+		sh -c "[ \$(grep -cx echo:hello /tmp/answers) -eq $N ]"
+	check "told dt-b we are done" wait_for 60 $tcp request dt-b 7497 done
+	check "told dt-c we are done" wait_for 60 $tcp request dt-c 7497 done
+	stop
+	;;
+dt-b)
+	record
+	socat TCP4-LISTEN:7400,fork,reuseaddr TCP4:dt-c:7401 2> /tmp/socat.err &
+	socat=$!
+	check "socat listens on 7400" wait_for 30 sh -c "ss -Hltn | grep -q ':7400 '"
+	$tcp serve -4 7498 0 > /dev/null 2>&1 &
+	ready=$!
+	check "dt-a says it is done" timeout 400 $tcp serve -4 7497 1
+	kill $socat $ready
+	stop
+	;;
+dt-c)
+	# This host's clock is 7 s ahead: the merge must align it.
+	check "clock stepped 7 s ahead" sh -c 'date -s "@$(($(date +%s) + 7))" > /dev/null'
+	record
+	$tcp serve -4 7401 $N > /tmp/serve.log 2>&1 &
+	srv=$!
+	$tcp serve -4 7499 0 > /dev/null 2>&1 &
+	ready=$!
+	check "dt-a says it is done" timeout 400 $tcp serve -4 7497 1
+	wait $srv && ok "the server answered $N requests" || not_ok "the server answered $N requests"
+	kill $ready
+	stop
+	;;
+esac
+dt_finish
