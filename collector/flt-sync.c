@@ -364,6 +364,8 @@ next_error(bt_self_message_iterator *self, int err)
 {
 	if (err == -ENOMEM)
 		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_MEMORY_ERROR;
+	if (err == -ENOENT)	/* finish() said which reference */
+		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
 	BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR(self,
 		"dtracer clock sync failed: %s", strerror(-err));
 	return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;

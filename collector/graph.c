@@ -270,12 +270,19 @@ void dt_print_error(const char *prefix)
 	}
 	n = bt_error_get_cause_count(err);
 	fprintf(stderr, "%s\n", prefix);
-	/* the cause appended last is the outermost: print it first */
-	for (uint64_t i = n; i-- > 0;) {
+	/*
+	 * The cause appended last is the outermost: print it first. The
+	 * library's own causes (graph plumbing, object addresses) are left
+	 * out: the components' say what went wrong and name the files.
+	 */
+	for (uint64_t i = n, shown = 0; i-- > 0;) {
 		const bt_error_cause *c = bt_error_borrow_cause_by_index(err, i);
 
-		fprintf(stderr, "  %s[%s] %s\n", i + 1 == n ? "" : "caused by ",
-			bt_error_cause_get_module_name(c),
+		if (bt_error_cause_get_actor_type(c) ==
+		    BT_ERROR_CAUSE_ACTOR_TYPE_UNKNOWN && i != 0 &&
+		    !strcmp(bt_error_cause_get_module_name(c), "libbabeltrace2"))
+			continue;
+		fprintf(stderr, "  %s%s\n", shown++ ? "caused by: " : "",
 			bt_error_cause_get_message(c));
 	}
 	bt_error_release(err);

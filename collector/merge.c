@@ -27,6 +27,7 @@
 
 #include <glib.h>
 
+#include "ctf-check.h"
 #include "flt-sync.h"
 #include "graph.h"
 #include "retime.h"
@@ -108,6 +109,17 @@ static int find_traces(const char *dir, GPtrArray *traces)
 		fprintf(stderr, "dtracer: %s: no CTF trace there (no `metadata` "
 			"file under it)\n", dir);
 		return -1;
+	}
+	for (guint i = before; i < traces->len; i++) {
+		char *md = g_build_filename(traces->pdata[i], "metadata", NULL);
+		char why[128];
+		int bad = dt_ctf_check_metadata(md, why, sizeof(why));
+
+		if (bad)
+			fprintf(stderr, "dtracer: %s: %s\n", md, why);
+		g_free(md);
+		if (bad)
+			return -1;
 	}
 	return 0;
 }
@@ -380,7 +392,7 @@ static int parse(struct merge *m, const char *cmd, int argc, char **argv)
 
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+o:r:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:r:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			m->out = optarg;
@@ -498,7 +510,9 @@ int dt_cmd_merge(int argc, char **argv, int only_sync)
 {
 	const char *cmd = only_sync ? "sync" : "merge";
 	struct merge m = { .text = 1, .only_sync = only_sync };
-	struct sigaction sa = { .sa_handler = on_signal };
+	/* the first ^C stops the graph cleanly, a second one kills */
+	struct sigaction sa = { .sa_handler = on_signal,
+				.sa_flags = SA_RESETHAND };
 	int r;
 
 	r = parse(&m, cmd, argc, argv);

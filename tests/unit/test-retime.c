@@ -3,6 +3,7 @@
  * clock gives map(t) for the same clock values, and the metadata
  * rewrite touches the clock blocks only.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 
 #include <glib.h>
 
+#include "ctf-check.h"
 #include "retime.h"
 #include "tap.h"
 
@@ -170,9 +172,77 @@ static void files(void)
 	   "missing file: an error (%s)", why);
 }
 
+/* A packetized metadata file: packets of 37-byte headers + text. */
+static char *packets(int n, size_t cut)
+{
+	static const char text[] = "typealias integer { size = 8; } := u8;\n";
+	GString *g = g_string_new(NULL);
+	char *path = g_strdup("/tmp/test-ctf-check-XXXXXX");
+	int fd = g_mkstemp(path);
+
+	for (int i = 0; i < n; i++) {
+		unsigned char h[37] = { 0 };
+		uint32_t magic = 0x75d11d57u;
+		uint32_t content = (uint32_t)(37 + sizeof(text) - 1) * 8;
+		uint32_t packet = content + 64;	/* 8 bytes of padding */
+
+		memcpy(h, &magic, 4);
+		memcpy(h + 24, &content, 4);
+		memcpy(h + 28, &packet, 4);
+		g_string_append_len(g, (const char *)h, 37);
+		g_string_append_len(g, text, sizeof(text) - 1);
+		g_string_append_len(g, "\0\0\0\0\0\0\0\0", 8);
+	}
+	if (fd < 0 || write(fd, g->str, g->len - cut) != (ssize_t)(g->len - cut))
+		abort();
+	close(fd);
+	g_string_free(g, TRUE);
+	return path;
+}
+
+static void check(void)
+{
+	char why[128] = "", *p;
+
+	p = packets(3, 0);
+	ok(dt_ctf_check_metadata(p, why, sizeof(why)) == 0,
+	   "three whole metadata packets pass");
+	unlink(p);
+	g_free(p);
+	p = packets(3, 20);
+	ok(dt_ctf_check_metadata(p, why, sizeof(why)) == -1 &&
+	   strstr(why, "truncated metadata packet at byte"),
+	   "last packet cut short: refused (%s)", why);
+	unlink(p);
+	g_free(p);
+	p = packets(3, 64);
+	ok(dt_ctf_check_metadata(p, why, sizeof(why)) == -1 &&
+	   strstr(why, "header"), "cut inside a header: refused (%s)", why);
+	unlink(p);
+	g_free(p);
+	p = write_tmp("");
+	ok(dt_ctf_check_metadata(p, why, sizeof(why)) == -1 &&
+	   strstr(why, "empty"), "empty file: refused (%s)", why);
+	unlink(p);
+	g_free(p);
+	p = write_tmp("hello, not a trace");
+	ok(dt_ctf_check_metadata(p, why, sizeof(why)) == -1 &&
+	   strstr(why, "not CTF"), "other content: refused (%s)", why);
+	unlink(p);
+	g_free(p);
+	p = write_tmp(metadata);
+	ok(dt_ctf_check_metadata(p, why, sizeof(why)) == 0,
+	   "text metadata is left to babeltrace2's parser");
+	unlink(p);
+	g_free(p);
+	ok(dt_ctf_check_metadata("/nonexistent/metadata", why, sizeof(why)) == -1,
+	   "missing file: refused (%s)", why);
+}
+
 int main(void)
 {
 	clocks();
 	files();
+	check();
 	return tap_done();
 }
