@@ -13,17 +13,25 @@ tcp=$DT_BUILDDIR/tests/tools/dt-tcp
 dtracer=$DT_BUILDDIR/collector/dtracer
 sys=/sys/distributed-tracer
 N=${DT_COLLECT_REQUESTS:-20}
+# bench/guest-merge.sh sets these to record a big trace.
+gate=${DT_COLLECT_GATE:-thread}
 
 record() {
 	check "modprobe dtracer" modprobe dtracer
 	check "probe armed" sh -c "echo 1 > $sys/probe"
 	check "the collector is up" wait_for 120 $tcp request dt-d 7496 ping
 	check "dtracer record streams to dt-d" sh -c \
-		"$dtracer record --collector dt-d --gate thread > /tmp/record.log 2>&1"
+		"$dtracer record --collector dt-d --gate $gate > /tmp/record.log 2>&1"
 	diag "$(tr '\n' ';' < /tmp/record.log)"
+	load=
+	if [ -n "${DT_COLLECT_LOAD:-}" ]; then
+		sh -c "$DT_COLLECT_LOAD" > /dev/null 2>&1 &
+		load=$!
+	fi
 }
 
 stop() {
+	[ -z "$load" ] || wait "$load"
 	check "dtracer stop" sh -c "$dtracer stop > /tmp/stop.log 2>&1"
 	check "told dt-d this session is closed" wait_for 60 $tcp request dt-d 7495 done
 	check "rmmod dtracer" rmmod dtracer
