@@ -308,9 +308,10 @@ static void print_bound(FILE *f, long double lo, long double hi,
 
 static void print_summary(const struct dt_sync *s, FILE *f)
 {
-	fprintf(f, "clock sync: %d hosts, %llu marked segments matched, "
-		"%llu received with no send\n", dt_sync_n_hosts(s),
-		(unsigned long long)dt_sync_matched(s),
+	fprintf(f, "clock sync: %d hosts, %llu segments matched (%llu with "
+		"LTTng's net events), %llu received with no send\n",
+		dt_sync_n_hosts(s), (unsigned long long)dt_sync_matched(s),
+		(unsigned long long)dt_sync_matched_net(s),
 		(unsigned long long)dt_sync_unmatched(s));
 	for (int i = 0; i < dt_sync_n_pairs(s); i++) {
 		const struct dt_sync_pair *p = dt_sync_pair(s, i);

@@ -137,7 +137,7 @@ int dt_cmd_collect(int argc, char **argv)
 
 struct profile {
 	const char *name;
-	const char *const *events[4];	/* enable-event argument lists */
+	const char *const *events[5];	/* enable-event argument lists */
 };
 
 static const char *const ev_dtracer[] = { "-k", "dtracer_*", NULL };
@@ -145,11 +145,14 @@ static const char *const ev_sched[] = { "-k",
 	"sched_switch,sched_wakeup,sched_waking,sched_process_fork,"
 	"sched_process_exec,sched_process_exit", NULL };
 static const char *const ev_syscalls[] = { "-k", "--syscall", "-a", NULL };
+/* TCP headers of every segment: more samples for the clock alignment */
+static const char *const ev_net[] = { "-k", "net_dev_queue,net_if_receive_skb",
+				      NULL };
 static const char *const ev_all[] = { "-k", "-a", NULL };
 
 static const struct profile profiles[] = {
 	{ "minimal", { ev_dtracer } },
-	{ "default", { ev_dtracer, ev_sched, ev_syscalls } },
+	{ "default", { ev_dtracer, ev_sched, ev_syscalls, ev_net } },
 	{ "full", { ev_all } },
 };
 
@@ -212,7 +215,8 @@ static int record_usage(FILE *f)
 		"[--profile minimal|default|full] [--gate global|thread|off]\n"
 		"  Create an LTTng kernel session streaming to HOST's lttng-relayd\n"
 		"  (lttng create --set-url=net://HOST), enable the profile's events\n"
-		"  (minimal: dtracer's; default: + scheduling and system calls;\n"
+		"  (minimal: dtracer's; default: + scheduling, system calls and\n"
+		"  the network device queue/receive events with their TCP headers;\n"
 		"  full: every kernel event), add the tid and procname contexts\n"
 		"  and start it. Needs dtracer.ko loaded; starts lttng-sessiond with\n"
 		"  dtracer's probes if none runs. Session name default: dtracer.\n");
@@ -318,7 +322,7 @@ int dt_cmd_record(int argc, char **argv)
 	snprintf(url, sizeof(url), "--set-url=net://%s", collector);
 	if (lttng("create", session, url, NULL, NULL))
 		return 1;
-	for (int i = 0; i < 4 && prof->events[i]; i++) {
+	for (int i = 0; i < 5 && prof->events[i]; i++) {
 		const char *const *e = prof->events[i];
 		char *args[8] = { "lttng", "enable-event", "--session",
 				  (char *)session };

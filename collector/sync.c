@@ -16,6 +16,7 @@ struct flow_mark {
 	int64_t start, end;
 	int64_t t;
 	int host;
+	int net;		/* from LTTng's net events, not dtracer's */
 };
 
 /* One direction of one connection, as on the wire. */
@@ -30,7 +31,7 @@ struct dt_sync {
 	GHashTable *by_name;	/* name -> index + 1 */
 	GHashTable *flows;	/* struct dt_mark * (key) -> struct flow * */
 	GArray *pairs;		/* struct dt_sync_pair, after solve */
-	uint64_t matched, unmatched;
+	uint64_t matched, matched_net, unmatched;
 };
 
 long double dt_clock_map_apply(const struct dt_clock_map *m, int64_t t)
@@ -136,6 +137,12 @@ void dt_sync_saw(struct dt_sync *s, int host, int64_t t)
 int dt_sync_add_mark(struct dt_sync *s, int host, int is_send,
 		     const struct dt_mark *m, int64_t t)
 {
+	return dt_sync_add_segment(s, host, is_send, m, t, 0);
+}
+
+int dt_sync_add_segment(struct dt_sync *s, int host, int is_send,
+			const struct dt_mark *m, int64_t t, int net)
+{
 	struct flow *f = g_hash_table_lookup(s->flows, m);
 	struct flow_mark fm;
 
@@ -157,6 +164,7 @@ int dt_sync_add_mark(struct dt_sync *s, int host, int is_send,
 	fm.end = fm.start + (uint32_t)(m->end_seq - m->seq);
 	fm.t = t;
 	fm.host = host;
+	fm.net = net;
 	g_array_append_val(is_send ? f->sends : f->recvs, fm);
 	return 0;
 }
@@ -261,6 +269,7 @@ static int match_flow(struct dt_sync *s, struct flow *f, GHashTable *hulls)
 			continue;
 		}
 		s->matched++;
+		s->matched_net += best->net || r->net;
 		a = best->host < r->host ? best->host : r->host;
 		b = best->host < r->host ? r->host : best->host;
 		p = pair_of_hosts(hulls, n, a, b);
@@ -459,7 +468,7 @@ int dt_sync_solve(struct dt_sync *s, const char *reference)
 	gpointer v;
 	int ref, err = 0;
 
-	s->matched = s->unmatched = 0;
+	s->matched = s->matched_net = s->unmatched = 0;
 	g_hash_table_iter_init(&it, s->flows);
 	while (!err && g_hash_table_iter_next(&it, NULL, &v))
 		err = match_flow(s, v, hulls);
@@ -512,6 +521,11 @@ uint64_t dt_sync_matched(const struct dt_sync *s)
 	return s->matched;
 }
 
+uint64_t dt_sync_matched_net(const struct dt_sync *s)
+{
+	return s->matched_net;
+}
+
 uint64_t dt_sync_unmatched(const struct dt_sync *s)
 {
 	return s->unmatched;
@@ -525,9 +539,11 @@ void dt_sync_report(const struct dt_sync *s, FILE *f)
 		if (host_at(s, i)->is_reference)
 			ref = i;
 	fprintf(f, "# dtracer clock sync (convex hull): %d hosts, reference %s, "
-		"%llu matched segments, %llu received segments unmatched\n",
+		"%llu matched segments (%llu from net events), "
+		"%llu received segments unmatched\n",
 		dt_sync_n_hosts(s), ref >= 0 ? host_at(s, ref)->name : "none",
 		(unsigned long long)s->matched,
+		(unsigned long long)s->matched_net,
 		(unsigned long long)s->unmatched);
 	fprintf(f, "# pair A B QUALITY samples N_AB N_BA anchor_ns T "
 		"offset_ns O [LO HI] drift_ppm D [LO HI] halfwidth_ns W   "

@@ -85,6 +85,14 @@ int dt_sync_add_mark(struct dt_sync *s, int host, int is_send,
 		     const struct dt_mark *m, int64_t t);
 
 /*
+ * The same for any segment: net (1) for one seen by LTTng's
+ * net_dev_queue / net_if_receive_skb, which bound the clocks just as
+ * well (queued to the device before it leaves, received after it came).
+ */
+int dt_sync_add_segment(struct dt_sync *s, int host, int is_send,
+			const struct dt_mark *m, int64_t t, int net);
+
+/*
  * Match the marks, fit every pair, chain from the reference host (NULL:
  * the host with the most accurate pairs, then the first by name).
  * 0, -ENOMEM, or -ENOENT if reference names no host.
@@ -95,8 +103,10 @@ int dt_sync_n_hosts(const struct dt_sync *s);
 const struct dt_sync_host *dt_sync_host(const struct dt_sync *s, int i);
 int dt_sync_n_pairs(const struct dt_sync *s);
 const struct dt_sync_pair *dt_sync_pair(const struct dt_sync *s, int i);
-/* Matched samples (all pairs) and receives with no send. */
+/* Matched samples (all pairs), those with a net event on one side at
+ * least, and receives with no send. */
 uint64_t dt_sync_matched(const struct dt_sync *s);
+uint64_t dt_sync_matched_net(const struct dt_sync *s);
 uint64_t dt_sync_unmatched(const struct dt_sync *s);
 
 /* The report: one line per pair and per host (see docs/collector.md). */

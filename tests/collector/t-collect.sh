@@ -2,7 +2,8 @@
 # Three hosts stream their traces to a collector (four guests; dt-c's
 # clock is stepped 7 s ahead). Here, on the host: `dtracer merge` aligns
 # and merges them; every marked receive comes after its send in the
-# merged timeline (in the raw, unaligned mux some do not); each pair's
+# merged timeline (in the raw, unaligned mux some do not), the samples
+# include LTTng's net events' TCP headers; each pair's
 # quality and uncertainty are printed. Ground truth: dt-b's aligned
 # trace is shifted by a known +7.3 s and +50 ppm, and `dtracer sync`
 # recovers that shift within the bounds it reports. Then the bad-input
@@ -22,6 +23,10 @@ rm -rf "$merged" "$out/shifted" "$out/raw.txt"
 "$dtracer" merge --reference dt-a -o "$merged" "$traces" > "$out/merge.log" 2>&1
 tap_result $? "dtracer merge of the collected traces"
 tap_diag_stdin < "$out/merge.log"
+
+n=$(sed -n 's/.*matched (\([0-9]*\) with LTTng.s net events.*/\1/p' "$out/merge.log")
+tap_result $([ "${n:-0}" -gt 0 ]; echo $?) \
+	"LTTng's net_dev_queue/net_if_receive_skb TCP headers give samples too (${n:-0})"
 
 # quality PAIR-A PAIR-B: the pair's quality in sync.txt (either order)
 quality() {

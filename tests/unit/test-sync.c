@@ -196,6 +196,34 @@ static void unmatched_and_loopback(void)
 	dt_sync_free(s);
 }
 
+/* Segments seen by LTTng's net events pair like marks, and are counted. */
+static void net_segments(void)
+{
+	int idx[3];
+	struct dt_sync *s = chain(10, idx);
+	struct conn x;
+	struct dt_mark m;
+	long double t = T0 + 5e8L;
+
+	conn_init(&x, 0, 1, 43000, 80);
+	m = x.fwd;
+	m.end_seq = m.seq + 1;	/* a SYN */
+	dt_sync_add_segment(s, idx[0], 1, &m, host_time(0, t), 1);
+	dt_sync_add_segment(s, idx[1], 0, &m, host_time(1, t + 90000), 1);
+	/* a data segment: net event on the sender, dtracer's on the receiver */
+	m.seq = m.end_seq;
+	m.end_seq = m.seq + 700;
+	dt_sync_add_segment(s, idx[0], 1, &m, host_time(0, t + 1e6L), 1);
+	dt_sync_add_mark(s, idx[1], 0, &m, host_time(1, t + 1e6L + 70000));
+	ok(dt_sync_solve(s, "dt-a") == 0 && dt_sync_matched(s) == 42 &&
+	   dt_sync_matched_net(s) == 2,
+	   "net segments matched and counted (%llu of %llu)",
+	   (unsigned long long)dt_sync_matched_net(s),
+	   (unsigned long long)dt_sync_matched(s));
+	ok(recovers(s, idx[1], t), "and consistent with the marks");
+	dt_sync_free(s);
+}
+
 /* A retransmission sent after the first copy arrived is not its send. */
 static void retransmission(void)
 {
@@ -271,6 +299,7 @@ int main(void)
 	chain3();
 	unmatched_and_loopback();
 	retransmission();
+	net_segments();
 	contradiction();
 	few();
 	return tap_done();
