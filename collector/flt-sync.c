@@ -501,8 +501,11 @@ dt_flt_sync_iter_next(bt_self_message_iterator *self,
 		const bt_message *m = it->pending[it->pending_pos];
 
 		err = inspect(it->comp, m);
-		if (err)
+		if (err) {
+			while (n > 0)
+				bt_message_put_ref(msgs[--n]);
 			return next_error(self, err);
+		}
 		msgs[n++] = m;	/* the reference moves downstream */
 		it->pending_pos++;
 	}

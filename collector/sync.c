@@ -247,7 +247,7 @@ static int match_flow(struct dt_sync *s, struct flow *f, GHashTable *hulls)
 		const struct flow_mark *r = &rcv[i], *best = NULL;
 		guint lo = 0, hi = f->sends->len;
 		struct pair_acc *p;
-		int a, b;
+		int a, b, err;
 
 		/* first send starting at or after the receive's end */
 		while (lo < hi) {
@@ -273,8 +273,11 @@ static int match_flow(struct dt_sync *s, struct flow *f, GHashTable *hulls)
 		a = best->host < r->host ? best->host : r->host;
 		b = best->host < r->host ? r->host : best->host;
 		p = pair_of_hosts(hulls, n, a, b);
-		if (!p || pair_add(p, best->host == a, best->t, r->t))
+		if (!p)
 			return -ENOMEM;
+		err = pair_add(p, best->host == a, best->t, r->t);
+		if (err)
+			return err;	/* -ENOMEM, or -ERANGE: times 73 years apart */
 	}
 	return 0;
 }
