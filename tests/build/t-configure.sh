@@ -43,9 +43,15 @@ expect_error "a missing guest module tree names linux-image-$DT_KERNEL_RELEASE" 
 	"(Debian package: linux-image-$DT_KERNEL_RELEASE)" -- --with-kernel-modules=/nonexistent
 expect_error "missing libbabeltrace2 names libbabeltrace2-dev" \
 	"(Debian package: libbabeltrace2-dev)" PKG_CONFIG_LIBDIR=/nonexistent PKG_CONFIG_PATH= --
-# Only babeltrace2's .pc file visible: libpcap is the one missing.
+# Only babeltrace2's .pc file visible: GLib is the one missing.
 mkdir -p "$tmp/pc"
 cp "$(pkg-config --variable=pcfiledir babeltrace2)/babeltrace2.pc" "$tmp/pc/"
+expect_error "missing GLib names libglib2.0-dev" \
+	"(Debian package: libglib2.0-dev)" PKG_CONFIG_LIBDIR="$tmp/pc" PKG_CONFIG_PATH= --
+# babeltrace2's and GLib's (and what GLib requires): libpcap is missing.
+for pc in glib-2.0 libpcre2-8; do
+	cp "$(pkg-config --variable=pcfiledir $pc)/$pc.pc" "$tmp/pc/"
+done
 expect_error "missing libpcap names libpcap-dev" \
 	"(Debian package: libpcap-dev)" PKG_CONFIG_LIBDIR="$tmp/pc" PKG_CONFIG_PATH= --
 expect_error "a missing guest-side tool names its package (socat)" \
