@@ -511,6 +511,7 @@ int dt_cmd_merge(int argc, char **argv, int only_sync)
 {
 	const char *cmd = only_sync ? "sync" : "merge";
 	struct merge m = { .text = 1, .only_sync = only_sync };
+	char *out = NULL;
 	/* the first ^C stops the graph cleanly, a second one kills */
 	struct sigaction sa = { .sa_handler = on_signal,
 				.sa_flags = SA_RESETHAND };
@@ -519,10 +520,18 @@ int dt_cmd_merge(int argc, char **argv, int only_sync)
 	r = parse(&m, cmd, argc, argv);
 	if (r)
 		return r;
+	if (m.out) {
+		/* "out/" names out: its partial twin goes next to it */
+		out = g_strdup(m.out);
+		while (strlen(out) > 1 && out[strlen(out) - 1] == '/')
+			out[strlen(out) - 1] = '\0';
+		m.out = out;
+	}
 	m.traces = g_ptr_array_new_with_free_func(g_free);
 	for (int i = optind; i < argc; i++)
 		if (find_traces(argv[i], m.traces)) {
 			g_ptr_array_free(m.traces, TRUE);
+			g_free(out);
 			return 1;
 		}
 	m.run.sync = dt_sync_new();
@@ -538,5 +547,6 @@ int dt_cmd_merge(int argc, char **argv, int only_sync)
 	g_free(m.tmp);
 	g_ptr_array_free(m.traces, TRUE);
 	dt_classes_put(&m.cls);
+	g_free(out);
 	return r;
 }

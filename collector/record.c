@@ -317,8 +317,6 @@ int dt_cmd_record(int argc, char **argv)
 			"`LTTNG_EXTRA_KMOD_PROBES=dtracer lttng-sessiond -d`\n");
 		return 1;
 	}
-	if (gate && write_gate(gate))
-		return 1;
 	snprintf(url, sizeof(url), "--set-url=net://%s", collector);
 	if (lttng("create", session, url, NULL, NULL))
 		return 1;
@@ -341,7 +339,9 @@ int dt_cmd_record(int argc, char **argv)
 		if (run(ctx, 0, 0))
 			goto undo;
 	}
-	if (lttng("start", session, NULL, NULL, NULL))
+	/* the gate last: nothing is changed if an lttng step failed */
+	if ((gate && write_gate(gate)) ||
+	    lttng("start", session, NULL, NULL, NULL))
 		goto undo;
 	printf("recording: session %s (profile %s) streams to %s; "
 	       "`dtracer stop --session %s` ends it\n", session, prof->name,
