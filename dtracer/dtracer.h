@@ -174,7 +174,8 @@ void dt_event_mark_recv(const struct sk_buff *skb, u8 pf,
 			const struct tcphdr *th, u32 seq, u32 end);
 void dt_event_flag(struct task_struct *task, enum dt_reason reason,
 		   pid_t parent, const struct dt_tuple *request);
-void dt_event_unflag(struct task_struct *task, enum dt_unflag reason);
+void dt_event_unflag(struct task_struct *task, enum dt_unflag reason,
+		     u64 duration_ns);
 
 /* control.c: /sys/distributed-tracer/. */
 int dt_control_init(void);

@@ -92,9 +92,11 @@ void dt_event_flag(struct task_struct *task, enum dt_reason reason,
 			   parent, &a);
 }
 
-void dt_event_unflag(struct task_struct *task, enum dt_unflag reason)
+void dt_event_unflag(struct task_struct *task, enum dt_unflag reason,
+		     u64 duration_ns)
 {
 	if (!trace_dtracer_unflag_enabled())
 		return;
-	trace_dtracer_unflag(task_pid_nr(task), task_tgid_nr(task), reason);
+	trace_dtracer_unflag(task_pid_nr(task), task_tgid_nr(task), reason,
+			     duration_ns);
 }

@@ -24,6 +24,7 @@
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/spinlock.h>
+#include <linux/timekeeping.h>
 
 struct dt_flag {
 	struct hlist_node node;
@@ -32,6 +33,7 @@ struct dt_flag {
 	pid_t parent;			/* inherited: the parent's tid */
 	const struct sock *sk;		/* the request's socket, or NULL */
 	struct dt_tuple tuple;		/* ... and its addresses */
+	u64 since;			/* flagged at (monotonic ns) */
 	struct rcu_head rcu;
 };
 
@@ -90,6 +92,7 @@ unsigned int dt_flags_count(void)
 static void dt_flag_insert_locked(struct dt_flag *f)
 {
 	lockdep_assert_held(&dt_flags_lock);
+	f->since = ktime_get_ns();
 	hash_add_rcu(dt_flags, &f->node, (unsigned long)f->task);
 	dt_nflags++;
 	atomic_inc(&dt_trace_active);
@@ -103,7 +106,7 @@ static void dt_flag_remove_locked(struct dt_flag *f, enum dt_unflag why)
 	dt_nflags--;
 	atomic_dec(&dt_trace_active);
 	dt_stat_inc(DT_STAT_UNFLAGS);
-	dt_event_unflag(f->task, why);
+	dt_event_unflag(f->task, why, ktime_get_ns() - f->since);
 	kfree_rcu(f, rcu);
 }
 
@@ -223,6 +226,7 @@ int dt_flags_add(int *ids, int n)
 			continue;
 		if (old) {
 			/* Now flagged by hand: only remove_pid ends it. */
+			fresh[i]->since = old->since;
 			hlist_replace_rcu(&old->node, &fresh[i]->node);
 			kfree_rcu(old, rcu);
 			dt_event_flag(tasks[i], DT_REASON_MANUAL, 0,

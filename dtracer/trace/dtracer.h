@@ -69,9 +69,10 @@ DECLARE_TRACE(dtracer_flag,
 		 const struct dtracer_addrs *a),
 	TP_ARGS(tid, pid, reason, parent, a));
 
+/* duration_ns: how long the thread was flagged (monotonic clock). */
 DECLARE_TRACE(dtracer_unflag,
-	TP_PROTO(pid_t tid, pid_t pid, int reason),
-	TP_ARGS(tid, pid, reason));
+	TP_PROTO(pid_t tid, pid_t pid, int reason, u64 duration_ns),
+	TP_ARGS(tid, pid, reason, duration_ns));
 
 #endif /* _DTRACER_TRACE_H */
 

@@ -103,12 +103,13 @@ LTTNG_TRACEPOINT_EVENT(dtracer_flag,
 
 /* A thread's flag is dropped. */
 LTTNG_TRACEPOINT_EVENT(dtracer_unflag,
-	TP_PROTO(pid_t tid, pid_t pid, int reason),
-	TP_ARGS(tid, pid, reason),
+	TP_PROTO(pid_t tid, pid_t pid, int reason, u64 duration_ns),
+	TP_ARGS(tid, pid, reason, duration_ns),
 	TP_FIELDS(
 		ctf_integer(pid_t, tid, tid)
 		ctf_integer(pid_t, pid, pid)
 		ctf_enum(dtracer_unflag_reason, u8, reason, reason)
+		ctf_integer(u64, duration_ns, duration_ns)
 	)
 )
 

@@ -78,6 +78,25 @@ in_order() {
 	[ $_rc -eq 0 ] || ev "$_h" | tap_diag_stdin
 }
 
+# Each unflag's duration_ns is the time since the thread's flag (the
+# first one since its last unflag), as the trace's clock measured it
+# (both monotonic): within 1 ms, and positive.
+for h in dt-a dt-b dt-c; do
+	r=$(ev "$h" | awk '
+		$2 == "flag" && !($3 in start) { start[$3] = $1 }
+		$2 == "unflag" {
+			n++
+			if (!($3 in start) || $6 !~ /^[0-9]+$/ || $6 <= 0) { bad++; next }
+			d = ($1 - start[$3]) * 1e9 - $6
+			if (d < -1e6 || d > 1e6) bad++
+			delete start[$3]
+		}
+		END { print n + 0, bad + 0 }')
+	set -- $r
+	tap_result $([ "$1" -gt 0 ] && [ "$2" = 0 ]; echo $?) \
+		"[$h] dtracer_unflag's duration_ns matches flag to unflag ($1 unflags, $2 off)"
+done
+
 client=$(cat "$out/dt-a/client" 2>/dev/null)
 server=$(cat "$out/dt-c/server" 2>/dev/null)
 in_order dt-a "client flagged (manual), request sent, answer received, client unflagged (removed)" \
