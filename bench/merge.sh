@@ -12,7 +12,7 @@
 
 out=$DT_BUILDDIR/bench/out/merge
 dtracer=$DT_BUILDDIR/collector/dtracer
-rounds=${DT_BENCH_ROUNDS:-5}
+rounds=${DT_BENCH_ROUNDS:-7}
 traces=$out/dt-d/traces
 if [ -z "${DT_BENCH_REUSE:-}" ] || [ ! -d "$traces" ]; then
 	g=$DT_SRCDIR/bench/guest-merge.sh
@@ -41,6 +41,7 @@ mux_text() {
 }
 
 size=$(du -sh "$traces" | cut -f1)
+rm -rf "$out/m" "$out/b"
 events=$("$dtracer" merge -o "$out/m" "$traces" | sed -n 's/^merged \([0-9]*\) events.*/\1/p')
 echo "dtracer merge vs babeltrace2, $rounds rounds, traces $size, $events events"
 echo "round  dtracer(ctf)  bt2(ctf)  ratio  | dtracer(ctf+text)  bt2(ctf, then text)  ratio"

@@ -10,8 +10,6 @@
 
 #include <glib.h>
 
-#define DT_LOG "flt.dtracer.sync"
-
 enum ev_kind { EV_OTHER = 1, EV_SEND, EV_RECV, EV_NET_SEND, EV_NET_RECV };
 
 struct sync_comp {
@@ -348,23 +346,32 @@ static int inspect(struct sync_comp *c, const bt_message *msg)
 	enum ev_kind k;
 	int host;
 
-	if (bt_message_get_type(msg) != BT_MESSAGE_TYPE_EVENT ||
-	    !bt_message_event_borrow_stream_class_default_clock_class_const(msg))
+	switch (bt_message_get_type(msg)) {
+	case BT_MESSAGE_TYPE_STREAM_BEGINNING:
+		/* every host is known, those without a segment too */
+		host = host_of(c, bt_stream_borrow_trace_const(
+			bt_message_stream_beginning_borrow_stream_const(msg)));
+		return host < 0 ? -ENOMEM : 0;
+	case BT_MESSAGE_TYPE_EVENT:
+		break;
+	default:
+		return 0;
+	}
+	if (!bt_message_event_borrow_stream_class_default_clock_class_const(msg))
 		return 0;
 	cs = bt_message_event_borrow_default_clock_snapshot_const(msg);
 	if (bt_clock_snapshot_get_ns_from_origin(cs, &ns))
 		return 0;
+	c->run->last_ns = ns;
+	c->run->events++;
 	ev = bt_message_event_borrow_event_const(msg);
+	k = kind_of(c, bt_event_borrow_class_const(ev));
+	if (k == EV_OTHER)
+		return 0;
 	host = host_of(c, bt_stream_borrow_trace_const(
 				  bt_event_borrow_stream_const(ev)));
 	if (host < 0)
 		return -ENOMEM;
-	dt_sync_saw(c->run->sync, host, ns);
-	c->run->last_ns = ns;
-	c->run->events++;
-	k = kind_of(c, bt_event_borrow_class_const(ev));
-	if (k == EV_OTHER)
-		return 0;
 	if (k == EV_NET_SEND || k == EV_NET_RECV) {
 		/* not every packet is a TCP segment: others are just skipped */
 		if (read_net(ev, &m))

@@ -16,7 +16,6 @@
 #include <errno.h>
 #include <ftw.h>
 #include <getopt.h>
-#include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -48,8 +47,8 @@ struct merge {
 
 static char *volatile cleanup_dir;
 
-/* Remove a partial output (also from a signal: nftw is not, so unlink by
- * forking rm would be heavy; the handler only interrupts the graph). */
+/* Remove the partial output (not from the signal handler: it only
+ * interrupts the graph, and the normal error path cleans up). */
 static int rm_entry(const char *path, const struct stat *st, int flag,
 		    struct FTW *ftw)
 {
@@ -77,10 +76,8 @@ static GPtrArray *found;
 static int find_entry(const char *path, const struct stat *st, int flag,
 		      struct FTW *ftw)
 {
-	(void)ftw;
 	if (flag == FTW_F && S_ISREG(st->st_mode) &&
-	    !strcmp(path + strlen(path) - strlen("/metadata"), "/metadata") &&
-	    strlen(path) > strlen("/metadata"))
+	    !strcmp(path + ftw->base, "metadata"))
 		g_ptr_array_add(found, g_path_get_dirname(path));
 	return 0;
 }
@@ -154,25 +151,23 @@ static void progress_done(struct merge *m)
 
 /* ----- the passes ----------------------------------------------------- */
 
-static const char *why_failed(const char *bad_trace)
-{
-	return bad_trace ? bad_trace : "the traces";
-}
-
+/* Run g (NULL: it could not be built); progress only for the sync pass. */
 static int run_graph(struct merge *m, bt_graph *g, const char *bad,
-		     const char *what)
+		     const char *what, int progress)
 {
 	char *msg;
 	int r;
 
 	if (!g) {
-		msg = g_strdup_printf("dtracer: cannot read %s:", why_failed(bad));
+		msg = g_strdup_printf("dtracer: cannot read %s:",
+				      bad ? bad : "the traces");
 		dt_print_error(msg);
 		g_free(msg);
 		return -1;
 	}
-	r = dt_graph_run(g, progress_bar, m);
-	progress_done(m);
+	r = dt_graph_run(g, progress ? progress_bar : NULL, m);
+	if (progress)
+		progress_done(m);
 	bt_graph_put_ref(g);
 	if (r == 1) {
 		fprintf(stderr, "dtracer: interrupted\n");
@@ -216,7 +211,7 @@ static int pass_sync(struct merge *m)
 	g = dt_graph_traces(&m->cls, (char *const *)m->traces->pdata,
 			    (int)m->traces->len, flt, &m->run, sink, params,
 			    &bad);
-	r = run_graph(m, g, bad, "reading the traces");
+	r = run_graph(m, g, bad, "reading the traces", 1);
 	bt_value_put_ref(params);
 	bt_component_class_filter_put_ref(flt);
 	if (!r && m->run.solved < 0) {
@@ -277,11 +272,10 @@ static int pass_text(struct merge *m, GPtrArray *outs)
 	    !bt_value_map_insert_string_entry(params, "color", "never") &&
 	    !bt_value_map_insert_bool_entry(params, "field-trace:hostname",
 					    BT_TRUE)) {
-		m->run.last_ns = m->begin;
 		g = dt_graph_traces(&m->cls, (char *const *)outs->pdata,
 				    (int)outs->len, NULL, NULL, m->cls.pretty,
 				    params, &bad);
-		r = run_graph(m, g, bad, "writing the timeline");
+		r = run_graph(m, g, bad, "writing the timeline", 0);
 	}
 	bt_value_put_ref(params);
 	g_free(path);

@@ -110,8 +110,6 @@ int dt_sync_host_index(struct dt_sync *s, const char *name)
 	h = g_new0(struct dt_sync_host, 1);
 	h->name = g_strdup(name);
 	h->via = -1;
-	h->first = INT64_MAX;
-	h->last = INT64_MIN;
 	g_ptr_array_add(s->hosts, h);
 	g_hash_table_insert(s->by_name, h->name,
 			    GINT_TO_POINTER((int)s->hosts->len));
@@ -121,17 +119,6 @@ int dt_sync_host_index(struct dt_sync *s, const char *name)
 static struct dt_sync_host *host_at(const struct dt_sync *s, int i)
 {
 	return g_ptr_array_index(s->hosts, i);
-}
-
-void dt_sync_saw(struct dt_sync *s, int host, int64_t t)
-{
-	struct dt_sync_host *h = host_at(s, host);
-
-	if (t < h->first)
-		h->first = t;
-	if (t > h->last)
-		h->last = t;
-	h->events++;
 }
 
 int dt_sync_add_mark(struct dt_sync *s, int host, int is_send,
@@ -486,8 +473,7 @@ int dt_sync_solve(struct dt_sync *s, const char *reference)
 		h->via = -1;
 		h->is_reference = 0;
 		h->uncertainty = 0;
-		h->map = (struct dt_clock_map){ 0 };
-		h->map.anchor = h->first == INT64_MAX ? 0 : h->first;
+		h->map = (struct dt_clock_map){ 0 };	/* identity */
 	}
 	if (!s->hosts->len)
 		return 0;

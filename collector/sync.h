@@ -53,8 +53,6 @@ struct dt_sync_host {
 	struct dt_clock_map map;	/* identity unless quality >= approx */
 	long double uncertainty;	/* ns at the anchors: half-widths
 					   summed along the path */
-	int64_t first, last;		/* time range of its events (own clock) */
-	uint64_t events;
 };
 
 /* A pair's result: hosts a < b (indexes), fit maps b's clock into a's. */
@@ -76,9 +74,6 @@ void dt_sync_free(struct dt_sync *s);
 
 /* Index of the host of that name, added if new; -1 on ENOMEM. */
 int dt_sync_host_index(struct dt_sync *s, const char *name);
-
-/* Any event of a host (its time range). */
-void dt_sync_saw(struct dt_sync *s, int host, int64_t t);
 
 /* A dtracer_mark_send (is_send) or dtracer_mark_recv; 0 or -ENOMEM. */
 int dt_sync_add_mark(struct dt_sync *s, int host, int is_send,
