@@ -1,13 +1,20 @@
 /*
  * babeltrace2 graph helpers. See graph.h.
  */
+#define _XOPEN_SOURCE 700
 #include "graph.h"
+
+#include <errno.h>
+#include <ftw.h>
+#include <sys/stat.h>
 
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <glib.h>
+
+#include "ctf-check.h"
 
 static bt_interrupter *volatile running;
 
@@ -105,6 +112,18 @@ bt_graph *dt_graph_traces(const struct dt_classes *c, char *const *traces,
 			  void *filter_data, const bt_component_class_sink *sink,
 			  const bt_value *sink_params, const char **bad_trace)
 {
+	return dt_graph_traces_data(c, traces, n, filter, filter_data, sink,
+				    sink_params, NULL, bad_trace);
+}
+
+bt_graph *dt_graph_traces_data(const struct dt_classes *c,
+			       char *const *traces, int n,
+			       const bt_component_class_filter *filter,
+			       void *filter_data,
+			       const bt_component_class_sink *sink,
+			       const bt_value *sink_params, void *sink_data,
+			       const char **bad_trace)
+{
 	bt_graph *g = bt_graph_create(0);
 	const bt_component_filter *mux, *flt = NULL;
 	const bt_component_sink *snk;
@@ -147,8 +166,9 @@ bt_graph *dt_graph_traces(const struct dt_classes *c, char *const *traces,
 			goto error;
 		last = filter_out(flt);
 	}
-	if (bt_graph_add_sink_component(g, sink, "sink", sink_params,
-					BT_LOGGING_LEVEL_NONE, &snk) ||
+	if (bt_graph_add_sink_component_with_initialize_method_data(g, sink,
+			"sink", sink_params, sink_data, BT_LOGGING_LEVEL_NONE,
+			&snk) ||
 	    bt_graph_connect_ports(g, last,
 		bt_component_sink_borrow_input_port_by_index_const(snk, 0),
 		NULL))
@@ -286,4 +306,60 @@ void dt_print_error(const char *prefix)
 			bt_error_cause_get_message(c));
 	}
 	bt_error_release(err);
+}
+
+/* ----- finding traces ------------------------------------------------- */
+
+static GPtrArray *found;	/* nftw has no data argument */
+
+static int find_entry(const char *path, const struct stat *st, int flag,
+		      struct FTW *ftw)
+{
+	if (flag == FTW_F && S_ISREG(st->st_mode) &&
+	    !strcmp(path + ftw->base, "metadata"))
+		g_ptr_array_add(found, g_path_get_dirname(path));
+	return 0;
+}
+
+static int check_traces(GPtrArray *traces, guint from)
+{
+	for (guint i = from; i < traces->len; i++) {
+		char *md = g_build_filename(traces->pdata[i], "metadata", NULL);
+		char why[128];
+		int bad = dt_ctf_check_metadata(md, why, sizeof(why));
+
+		if (bad)
+			fprintf(stderr, "dtracer: %s: %s\n", md, why);
+		g_free(md);
+		if (bad)
+			return -1;
+	}
+	return 0;
+}
+
+int dt_find_traces(const char *dir, GPtrArray *traces, int check)
+{
+	struct stat st;
+	guint before = traces->len;
+
+	if (stat(dir, &st)) {
+		fprintf(stderr, "dtracer: %s: %s\n", dir, strerror(errno));
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "dtracer: %s: not a directory (give the "
+			"directories holding the traces)\n", dir);
+		return -1;
+	}
+	found = traces;
+	if (nftw(dir, find_entry, 16, FTW_PHYS)) {
+		fprintf(stderr, "dtracer: %s: %s\n", dir, strerror(errno));
+		return -1;
+	}
+	if (traces->len == before) {
+		fprintf(stderr, "dtracer: %s: no CTF trace there (no `metadata` "
+			"file under it)\n", dir);
+		return -1;
+	}
+	return check ? check_traces(traces, before) : 0;
 }

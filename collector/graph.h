@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include <babeltrace2/babeltrace.h>
+#include <glib.h>
 
 /* The classes, found once in babeltrace2's plugin directories. */
 struct dt_classes {
@@ -31,6 +32,22 @@ bt_graph *dt_graph_traces(const struct dt_classes *c, char *const *traces,
 			  int n, const bt_component_class_filter *filter,
 			  void *filter_data, const bt_component_class_sink *sink,
 			  const bt_value *sink_params, const char **bad_trace);
+
+/* The same, with data for the sink's initialize method. */
+bt_graph *dt_graph_traces_data(const struct dt_classes *c,
+			       char *const *traces, int n,
+			       const bt_component_class_filter *filter,
+			       void *filter_data,
+			       const bt_component_class_sink *sink,
+			       const bt_value *sink_params, void *sink_data,
+			       const char **bad_trace);
+
+/*
+ * Append to traces (g_free'd strings) the trace directories (holding a
+ * `metadata` file) under dir; with check, their metadata is checked
+ * (ctf-check.h). 0, or -1 after printing why (none found included).
+ */
+int dt_find_traces(const char *dir, GPtrArray *traces, int check);
 
 /* Run to the end; progress(data) between steps. 0, 1 if interrupted, -1. */
 int dt_graph_run(bt_graph *g, void (*progress)(void *), void *data);

@@ -6,6 +6,9 @@
  *   dtracer stop      stop and close that session
  *   dtracer sync      print the hosts' clock alignment
  *   dtracer merge     align the clocks and merge the hosts' traces
+ *   dtracer requests  the traced requests of a merged trace
+ *   dtracer view      them as one HTML page
+ *   dtracer export    them as Perfetto or OpenTelemetry JSON
  */
 #include <stdio.h>
 #include <string.h>
@@ -22,7 +25,11 @@ static int usage(FILE *f)
 		"  stop [--session NAME]               stop and close that session\n"
 		"  sync [--reference HOST] DIR...      clock alignment of the traces' hosts\n"
 		"  merge -o OUT [--reference HOST] [--no-text] DIR...\n"
-		"                                      align and merge into one timeline\n");
+		"                                      align and merge into one timeline\n"
+		"  requests [--tree ID] MERGED         the traced requests, or one's tree\n"
+		"  view -o PAGE.html MERGED            the requests as one HTML page\n"
+		"  export --format perfetto|otlp [--request ID] [-o FILE] MERGED\n"
+		"                                      Perfetto or OpenTelemetry JSON\n");
 	return f == stdout ? 0 : 2;
 }
 
@@ -40,6 +47,12 @@ int main(int argc, char **argv)
 		return dt_cmd_record(argc - 1, argv + 1);
 	if (!strcmp(cmd, "stop"))
 		return dt_cmd_stop(argc - 1, argv + 1);
+	if (!strcmp(cmd, "requests"))
+		return dt_cmd_requests(argc - 1, argv + 1);
+	if (!strcmp(cmd, "view"))
+		return dt_cmd_view(argc - 1, argv + 1);
+	if (!strcmp(cmd, "export"))
+		return dt_cmd_export(argc - 1, argv + 1);
 	if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help"))
 		return usage(stdout);
 	if (*cmd)

@@ -69,58 +69,6 @@ static void on_signal(int sig)
 	dt_graph_interrupt();
 }
 
-/* ----- finding traces ------------------------------------------------- */
-
-static GPtrArray *found;
-
-static int find_entry(const char *path, const struct stat *st, int flag,
-		      struct FTW *ftw)
-{
-	if (flag == FTW_F && S_ISREG(st->st_mode) &&
-	    !strcmp(path + ftw->base, "metadata"))
-		g_ptr_array_add(found, g_path_get_dirname(path));
-	return 0;
-}
-
-/* Trace directories (holding a `metadata` file) under dir. */
-static int find_traces(const char *dir, GPtrArray *traces)
-{
-	struct stat st;
-	guint before = traces->len;
-
-	if (stat(dir, &st)) {
-		fprintf(stderr, "dtracer: %s: %s\n", dir, strerror(errno));
-		return -1;
-	}
-	if (!S_ISDIR(st.st_mode)) {
-		fprintf(stderr, "dtracer: %s: not a directory (give the "
-			"directories holding the traces)\n", dir);
-		return -1;
-	}
-	found = traces;
-	if (nftw(dir, find_entry, 16, FTW_PHYS)) {
-		fprintf(stderr, "dtracer: %s: %s\n", dir, strerror(errno));
-		return -1;
-	}
-	if (traces->len == before) {
-		fprintf(stderr, "dtracer: %s: no CTF trace there (no `metadata` "
-			"file under it)\n", dir);
-		return -1;
-	}
-	for (guint i = before; i < traces->len; i++) {
-		char *md = g_build_filename(traces->pdata[i], "metadata", NULL);
-		char why[128];
-		int bad = dt_ctf_check_metadata(md, why, sizeof(why));
-
-		if (bad)
-			fprintf(stderr, "dtracer: %s: %s\n", md, why);
-		g_free(md);
-		if (bad)
-			return -1;
-	}
-	return 0;
-}
-
 /* ----- progress ------------------------------------------------------- */
 
 static void progress_bar(void *data)
@@ -228,8 +176,7 @@ static GPtrArray *output_traces(struct merge *m)
 	GPtrArray *t = g_ptr_array_new_with_free_func(g_free);
 	char *dir = g_build_filename(m->tmp, "ctf", NULL);
 
-	found = t;
-	nftw(dir, find_entry, 16, FTW_PHYS);
+	dt_find_traces(dir, t, 0);
 	g_free(dir);
 	return t;
 }
@@ -523,7 +470,7 @@ int dt_cmd_merge(int argc, char **argv, int only_sync)
 	}
 	m.traces = g_ptr_array_new_with_free_func(g_free);
 	for (int i = optind; i < argc; i++)
-		if (find_traces(argv[i], m.traces)) {
+		if (dt_find_traces(argv[i], m.traces, 1)) {
 			g_ptr_array_free(m.traces, TRUE);
 			g_free(out);
 			return 1;

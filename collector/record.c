@@ -217,7 +217,7 @@ static int record_usage(FILE *f)
 		"  (lttng create --set-url=net://HOST), enable the profile's events\n"
 		"  (minimal: dtracer's; default: + scheduling, system calls and\n"
 		"  the network device queue/receive events with their TCP headers;\n"
-		"  full: every kernel event), add the tid and procname contexts\n"
+		"  full: every kernel event), add the tid, pid and procname contexts\n"
 		"  and start it. Needs dtracer.ko loaded; starts lttng-sessiond with\n"
 		"  dtracer's probes if none runs. Session name default: dtracer.\n");
 	return f == stdout ? 0 : 2;
@@ -334,7 +334,7 @@ int dt_cmd_record(int argc, char **argv)
 	{
 		char *ctx[] = { "lttng", "add-context", "--session",
 				(char *)session, "-k", "-t", "tid", "-t",
-				"procname", NULL };
+				"pid", "-t", "procname", NULL };
 
 		if (run(ctx, 0, 0))
 			goto undo;

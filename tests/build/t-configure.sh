@@ -48,10 +48,14 @@ mkdir -p "$tmp/pc"
 cp "$(pkg-config --variable=pcfiledir babeltrace2)/babeltrace2.pc" "$tmp/pc/"
 expect_error "missing GLib names libglib2.0-dev" \
 	"(Debian package: libglib2.0-dev)" PKG_CONFIG_LIBDIR="$tmp/pc" PKG_CONFIG_PATH= --
-# babeltrace2's and GLib's (and what GLib requires): libpcap is missing.
+# babeltrace2's and GLib's (and what GLib requires): json-c is missing.
 for pc in glib-2.0 libpcre2-8; do
 	cp "$(pkg-config --variable=pcfiledir $pc)/$pc.pc" "$tmp/pc/"
 done
+expect_error "missing json-c names libjson-c-dev" \
+	"(Debian package: libjson-c-dev)" PKG_CONFIG_LIBDIR="$tmp/pc" PKG_CONFIG_PATH= --
+# And json-c's: libpcap is missing.
+cp "$(pkg-config --variable=pcfiledir json-c)/json-c.pc" "$tmp/pc/"
 expect_error "missing libpcap names libpcap-dev" \
 	"(Debian package: libpcap-dev)" PKG_CONFIG_LIBDIR="$tmp/pc" PKG_CONFIG_PATH= --
 expect_error "a missing guest-side tool names its package (socat)" \

@@ -52,6 +52,14 @@ dt-d)
 		sh -c "ls /tmp/traces/dt-a/*/kernel/metadata /tmp/traces/dt-b/*/kernel/metadata /tmp/traces/dt-c/*/kernel/metadata"
 	cp -r /tmp/traces "$DT_RESULTS/traces"
 	pkill lttng-relayd
+	# A kernel trace without dtracer's events, for `dtracer requests`'s
+	# bad-input case (t-collect.sh): stock LTTng, nothing flagged.
+	check "a plain kernel trace (no dtracer events)" sh -c '
+		lttng-sessiond -d &&
+		lttng create plain --output=/tmp/plain &&
+		lttng enable-event -k sched_switch,sched_wakeup &&
+		lttng start && sleep 1 && lttng stop && lttng destroy'
+	cp -r /tmp/plain "$DT_RESULTS/plain"
 	;;
 dt-a)
 	record

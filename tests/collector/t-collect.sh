@@ -6,8 +6,9 @@
 # include LTTng's net events' TCP headers; each pair's
 # quality and uncertainty are printed. Ground truth: dt-b's aligned
 # trace is shifted by a known +7.3 s and +50 ppm, and `dtracer sync`
-# recovers that shift within the bounds it reports. Then the bad-input
-# table (merge-input.sh) on copies of these traces. See guest-collect.sh.
+# recovers that shift within the bounds it reports. Then the requests,
+# their view and exports (requests-check.sh), and the bad-input table
+# (merge-input.sh) on copies of these traces. See guest-collect.sh.
 . "$DT_BUILDDIR/tests/vm/config.sh"
 . "$DT_SRCDIR/tests/vm/tap.sh"
 . "$DT_SRCDIR/tests/vm/vm.sh"
@@ -89,5 +90,6 @@ $1 == "pair" && (($2 == "dt-a" && $3 == "dt-b") || ($2 == "dt-b" && $3 == "dt-a"
 END { if (!NR) exit 1 }' "$out/shifted.sync" > "$out/truth.txt"
 tap_result $? "injected offset and drift recovered within the reported bounds: $(cat "$out/truth.txt")"
 
+. "$DT_SRCDIR/tests/collector/requests-check.sh"
 . "$DT_SRCDIR/tests/collector/merge-input.sh"
 tap_done

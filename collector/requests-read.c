@@ -1,0 +1,428 @@
+/*
+ * Reading a merged trace into the requests builder: src.ctf.fs per trace
+ * -> flt.utils.muxer -> a sink of ours that turns each event into a
+ * struct dt_rq_event (requests.h). Timestamps are the traces' clocks
+ * from origin: after `dtracer merge`, the aligned ones.
+ */
+#define _DEFAULT_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <glib.h>
+
+#include "graph.h"
+#include "requests.h"
+
+struct reader {
+	struct dt_rq_builder *b;
+	bt_message_iterator *it;
+	GHashTable *hosts;	/* const bt_trace * -> host + 1 */
+	GHashTable *kinds;	/* const bt_event_class * -> kind + 1 */
+	int failed;		/* errno */
+};
+
+enum kind {
+	K_IGNORE = DT_RQ_EV_OTHER + 1,
+};
+
+static const bt_field *member(const bt_field *s, const char *name)
+{
+	if (!s || bt_field_get_class_type(s) != BT_FIELD_CLASS_TYPE_STRUCTURE)
+		return NULL;
+	return bt_field_structure_borrow_member_field_by_name_const(s, name);
+}
+
+static int int_member(const bt_field *s, const char *name, int64_t *v)
+{
+	const bt_field *f = member(s, name);
+
+	if (!f)
+		return -1;
+	switch (bt_field_get_class_type(f)) {
+	case BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER:
+	case BT_FIELD_CLASS_TYPE_UNSIGNED_ENUMERATION:
+		*v = (int64_t)bt_field_integer_unsigned_get_value(f);
+		return 0;
+	case BT_FIELD_CLASS_TYPE_SIGNED_INTEGER:
+	case BT_FIELD_CLASS_TYPE_SIGNED_ENUMERATION:
+		*v = bt_field_integer_signed_get_value(f);
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+static int addr_member(const bt_field *s, const char *name, uint8_t *out,
+		       uint64_t *len)
+{
+	const bt_field *f = member(s, name);
+
+	if (!f || !bt_field_class_type_is(bt_field_get_class_type(f),
+					  BT_FIELD_CLASS_TYPE_ARRAY))
+		return -1;
+	*len = bt_field_array_get_length(f);
+	if (*len != 0 && *len != 4 && *len != 16)
+		return -1;
+	for (uint64_t i = 0; i < *len; i++)
+		out[i] = (uint8_t)bt_field_integer_unsigned_get_value(
+			bt_field_array_borrow_element_field_by_index_const(f, i));
+	return 0;
+}
+
+/* The addresses of dtracer's events; -1 if malformed. */
+static int read_flow(const bt_field *p, struct dt_rq_flow *f)
+{
+	int64_t family, sport, dport;
+	uint64_t slen, dlen;
+
+	memset(f, 0, sizeof(*f));
+	if (int_member(p, "family", &family) || int_member(p, "sport", &sport) ||
+	    int_member(p, "dport", &dport) ||
+	    addr_member(p, "saddr", f->saddr, &slen) ||
+	    addr_member(p, "daddr", f->daddr, &dlen) || slen != dlen)
+		return -1;
+	f->family = (uint8_t)family;
+	f->sport = (uint16_t)sport;
+	f->dport = (uint16_t)dport;
+	return 0;
+}
+
+static enum dt_rq_event_kind kind_of_name(const char *n)
+{
+	static const struct {
+		const char *name;
+		int kind;
+	} fixed[] = {
+		{ "dtracer_flag", DT_RQ_EV_FLAG },
+		{ "dtracer_unflag", DT_RQ_EV_UNFLAG },
+		{ "dtracer_mark_send", DT_RQ_EV_MARK_SEND },
+		{ "dtracer_mark_recv", DT_RQ_EV_MARK_RECV },
+		{ "sched_switch", DT_RQ_EV_SCHED_SWITCH },
+		{ "sched_wakeup", DT_RQ_EV_SCHED_WAKEUP },
+		{ "sched_waking", DT_RQ_EV_SCHED_WAKEUP },
+		{ "sched_wakeup_new", DT_RQ_EV_SCHED_WAKEUP },
+	};
+
+	for (size_t i = 0; i < G_N_ELEMENTS(fixed); i++)
+		if (!strcmp(n, fixed[i].name))
+			return fixed[i].kind;
+	if (g_str_has_prefix(n, "syscall_entry_") ||
+	    g_str_has_prefix(n, "compat_syscall_entry_"))
+		return DT_RQ_EV_SYSCALL_ENTRY;
+	if (g_str_has_prefix(n, "syscall_exit_") ||
+	    g_str_has_prefix(n, "compat_syscall_exit_"))
+		return DT_RQ_EV_SYSCALL_EXIT;
+	return DT_RQ_EV_OTHER;
+}
+
+static int kind_of(struct reader *r, const bt_event_class *ec)
+{
+	gpointer v = g_hash_table_lookup(r->kinds, ec);
+	const char *n;
+	int k;
+
+	if (v)
+		return GPOINTER_TO_INT(v) - 1;
+	n = bt_event_class_get_name(ec);
+	k = n ? (int)kind_of_name(n) : DT_RQ_EV_OTHER;
+	g_hash_table_insert(r->kinds, (gpointer)ec, GINT_TO_POINTER(k + 1));
+	return k;
+}
+
+static int host_of(struct reader *r, const bt_trace *t)
+{
+	gpointer v = g_hash_table_lookup(r->hosts, t);
+	const bt_value *hn;
+	int i;
+
+	if (v)
+		return GPOINTER_TO_INT(v) - 1;
+	hn = bt_trace_borrow_environment_entry_value_by_name_const(t,
+								  "hostname");
+	if (hn && bt_value_is_string(hn))
+		i = dt_rq_host(r->b, bt_value_string_get(hn));
+	else
+		i = dt_rq_host(r->b, bt_trace_get_name(t) ?
+				     bt_trace_get_name(t) : "?");
+	if (i >= 0)
+		g_hash_table_insert(r->hosts, (gpointer)t,
+				    GINT_TO_POINTER(i + 1));
+	return i;
+}
+
+/* Fill ev's kind-specific fields from the payload; -1 if malformed. */
+static int read_payload(const bt_event *e, const char *name,
+			struct dt_rq_event *ev)
+{
+	const bt_field *p = bt_event_borrow_payload_field_const(e);
+	int64_t v = -1, w = -1, x = -1;
+
+	switch (ev->kind) {
+	case DT_RQ_EV_FLAG:
+	case DT_RQ_EV_UNFLAG:
+		if (int_member(p, "tid", &v) || int_member(p, "pid", &w) ||
+		    int_member(p, "reason", &x))
+			return -1;
+		ev->tid = (int32_t)v;
+		ev->pid = (int32_t)w;
+		ev->reason = (int)x;
+		if (ev->kind == DT_RQ_EV_UNFLAG) {
+			if (!int_member(p, "duration_ns", &v))
+				ev->duration_ns = (uint64_t)v;
+			return 0;
+		}
+		if (!int_member(p, "parent", &v))
+			ev->parent = (int32_t)v;
+		return read_flow(p, &ev->flow);
+	case DT_RQ_EV_MARK_SEND:
+		if (int_member(p, "tid", &v) || int_member(p, "pid", &w))
+			return -1;
+		ev->tid = (int32_t)v;
+		ev->pid = (int32_t)w;
+		/* fall through */
+	case DT_RQ_EV_MARK_RECV:
+		if (read_flow(p, &ev->flow) || int_member(p, "seq", &v) ||
+		    int_member(p, "end_seq", &w))
+			return -1;
+		ev->seq = (uint32_t)v;
+		ev->end_seq = (uint32_t)w;
+		return 0;
+	case DT_RQ_EV_SCHED_SWITCH:
+		if (int_member(p, "prev_tid", &v) ||
+		    int_member(p, "next_tid", &w) ||
+		    int_member(p, "prev_state", &x))
+			return -1;
+		ev->tid = (int32_t)v;
+		ev->next_tid = (int32_t)w;
+		ev->prev_state = x;
+		return 0;
+	case DT_RQ_EV_SCHED_WAKEUP:
+		if (int_member(p, "tid", &v))
+			return -1;
+		ev->tid = (int32_t)v;
+		return 0;
+	case DT_RQ_EV_SYSCALL_ENTRY:
+		ev->name = strstr(name, "entry_") + 6;
+		ev->fd = int_member(p, "fd", &v) ? -1 : v;
+		return 0;
+	case DT_RQ_EV_SYSCALL_EXIT:
+		ev->name = strstr(name, "exit_") + 5;
+		ev->ret = int_member(p, "ret", &v) ? 0 : v;
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+static int add_event(struct reader *r, const bt_message *msg)
+{
+	const bt_event *e = bt_message_event_borrow_event_const(msg);
+	const bt_event_class *ec = bt_event_borrow_class_const(e);
+	const bt_trace *t = bt_stream_borrow_trace_const(
+		bt_event_borrow_stream_const(e));
+	const bt_clock_snapshot *cs;
+	const bt_field *ctx = bt_event_borrow_common_context_field_const(e);
+	const bt_field *pn = member(ctx, "procname");
+	struct dt_rq_event ev = { 0 };
+	int64_t v;
+
+	ev.kind = kind_of(r, ec);
+	ev.host = host_of(r, t);
+	if (ev.host < 0)
+		return -ENOMEM;
+	if (!bt_message_event_borrow_stream_class_default_clock_class_const(msg))
+		return 0;	/* no time: nothing to place */
+	cs = bt_message_event_borrow_default_clock_snapshot_const(msg);
+	if (bt_clock_snapshot_get_ns_from_origin(cs, &ev.ts))
+		return 0;
+	ev.ctx_tid = int_member(ctx, "tid", &v) ? -1 : (int32_t)v;
+	ev.tid = ev.ctx_tid;
+	ev.pid = int_member(ctx, "pid", &v) ? ev.ctx_tid : (int32_t)v;
+	ev.parent = -1;
+	ev.fd = -1;
+	if (pn && bt_field_get_class_type(pn) == BT_FIELD_CLASS_TYPE_STRING)
+		ev.procname = bt_field_string_get_value(pn);
+	if (read_payload(e, bt_event_class_get_name(ec), &ev))
+		return 0;	/* not the layout we know: skipped */
+	return dt_rq_add(r->b, &ev) ? -errno : 0;
+}
+
+static bt_component_class_sink_consume_method_status
+consume(bt_self_component_sink *self)
+{
+	struct reader *r = bt_self_component_get_data(
+		bt_self_component_sink_as_self_component(self));
+	bt_message_array_const msgs;
+	uint64_t n;
+	int err = 0;
+
+	switch (bt_message_iterator_next(r->it, &msgs, &n)) {
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_OK:
+		break;
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_END:
+		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_END;
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_AGAIN:
+		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_AGAIN;
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_MEMORY_ERROR:
+		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_MEMORY_ERROR;
+	default:
+		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR;
+	}
+	for (uint64_t i = 0; i < n; i++) {
+		if (!err && bt_message_get_type(msgs[i]) ==
+			    BT_MESSAGE_TYPE_EVENT)
+			err = add_event(r, msgs[i]);
+		bt_message_put_ref(msgs[i]);
+	}
+	if (err) {
+		r->failed = -err;
+		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR;
+	}
+	return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_OK;
+}
+
+static bt_component_class_initialize_method_status
+init(bt_self_component_sink *self, bt_self_component_sink_configuration *cfg,
+     const bt_value *params, void *data)
+{
+	(void)cfg;
+	(void)params;
+	bt_self_component_set_data(
+		bt_self_component_sink_as_self_component(self), data);
+	if (bt_self_component_sink_add_input_port(self, "in", NULL, NULL))
+		return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_MEMORY_ERROR;
+	return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_OK;
+}
+
+static bt_component_class_sink_graph_is_configured_method_status
+configured(bt_self_component_sink *self)
+{
+	struct reader *r = bt_self_component_get_data(
+		bt_self_component_sink_as_self_component(self));
+	bt_self_component_port_input *in =
+		bt_self_component_sink_borrow_input_port_by_name(self, "in");
+
+	if (bt_message_iterator_create_from_sink_component(self, in, &r->it))
+		return BT_COMPONENT_CLASS_SINK_GRAPH_IS_CONFIGURED_METHOD_STATUS_ERROR;
+	return BT_COMPONENT_CLASS_SINK_GRAPH_IS_CONFIGURED_METHOD_STATUS_OK;
+}
+
+static void finalize(bt_self_component_sink *self)
+{
+	struct reader *r = bt_self_component_get_data(
+		bt_self_component_sink_as_self_component(self));
+
+	bt_message_iterator_put_ref(r->it);
+	r->it = NULL;
+}
+
+static bt_component_class_sink *reader_class(void)
+{
+	bt_component_class_sink *c =
+		bt_component_class_sink_create("dtracer-requests", consume);
+
+	if (!c)
+		return NULL;
+	if (bt_component_class_sink_set_initialize_method(c, init) ||
+	    bt_component_class_sink_set_graph_is_configured_method(c,
+								   configured) ||
+	    bt_component_class_sink_set_finalize_method(c, finalize)) {
+		bt_component_class_sink_put_ref(c);
+		return NULL;
+	}
+	return c;
+}
+
+/* MERGED/ctf if there is one, else MERGED itself. */
+static char *traces_dir(const char *dir)
+{
+	char *ctf = g_build_filename(dir, "ctf", NULL);
+
+	if (g_file_test(ctf, G_FILE_TEST_IS_DIR))
+		return ctf;
+	g_free(ctf);
+	return g_strdup(dir);
+}
+
+static int run(struct reader *r, GPtrArray *traces, char **err)
+{
+	struct dt_classes cls;
+	bt_component_class_sink *sink;
+	const char *bad = NULL;
+	bt_graph *g = NULL;
+	int ret = -1;
+
+	if (dt_classes_load(&cls))
+		return -1;
+	sink = reader_class();
+	if (sink)
+		g = dt_graph_traces_data(&cls, (char *const *)traces->pdata,
+					 (int)traces->len, NULL, NULL,
+					 sink, NULL, r, &bad);
+	if (!g) {
+		*err = g_strdup_printf("cannot read %s", bad ? bad :
+				       "the traces");
+		dt_print_error("dtracer:");
+	} else {
+		ret = dt_graph_run(g, NULL, NULL);
+		if (ret == 1)
+			*err = strdup("interrupted");
+		else if (ret && r->failed)
+			*err = g_strdup_printf("reading the traces: %s",
+					       strerror(r->failed));
+		else if (ret)
+			dt_print_error("dtracer: reading the traces failed:");
+		if (ret && !*err)
+			*err = strdup("reading the traces failed");
+	}
+	bt_graph_put_ref(g);
+	bt_component_class_sink_put_ref(sink);
+	dt_classes_put(&cls);
+	return ret ? -1 : 0;
+}
+
+int dt_rq_read(const char *dir, struct dt_rq_model **out, char **err)
+{
+	struct reader r = { 0 };
+	GPtrArray *traces = g_ptr_array_new_with_free_func(g_free);
+	char *tdir = traces_dir(dir), *sync = NULL, *report = NULL;
+	int ret = -1;
+
+	*out = NULL;
+	*err = NULL;
+	if (dt_find_traces(tdir, traces, 1))
+		goto out;
+	r.b = dt_rq_builder_new();
+	r.hosts = g_hash_table_new(g_direct_hash, g_direct_equal);
+	r.kinds = g_hash_table_new(g_direct_hash, g_direct_equal);
+	if (!r.b) {
+		*err = strdup(strerror(ENOMEM));
+		goto out;
+	}
+	if (run(&r, traces, err))
+		goto out;
+	*out = dt_rq_finish(r.b);
+	r.b = NULL;
+	if (!*out) {
+		*err = strdup(strerror(ENOMEM));
+		goto out;
+	}
+	sync = g_build_filename(dir, "sync.txt", NULL);
+	if (g_file_get_contents(sync, &report, NULL, NULL)) {
+		(*out)->sync_report = strdup(report);
+		g_free(report);
+	}
+	ret = 0;
+out:
+	dt_rq_builder_free(r.b);
+	if (r.hosts)
+		g_hash_table_destroy(r.hosts);
+	if (r.kinds)
+		g_hash_table_destroy(r.kinds);
+	g_ptr_array_free(traces, TRUE);
+	g_free(tdir);
+	g_free(sync);
+	return ret;
+}

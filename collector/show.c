@@ -1,0 +1,260 @@
+/*
+ * dtracer requests / view / export: the requests of a merged trace (the
+ * output of `dtracer merge`) as a table, a tree, an HTML page, Perfetto
+ * JSON or OTLP/JSON.
+ */
+#define _GNU_SOURCE
+#include "cmd.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "export.h"
+#include "requests.h"
+#include "view.h"
+
+struct show {
+	const char *dir;
+	const char *out;	/* NULL or "-": standard output */
+	const char *title;
+	int tree;		/* requests --tree, -1 */
+	int request;		/* export --request, -1 */
+	int format;
+};
+
+static int usage(const char *cmd, FILE *f)
+{
+	if (!strcmp(cmd, "requests"))
+		fprintf(f, "usage: dtracer requests [--tree ID] MERGED\n"
+			"  one line per traced request of MERGED (dtracer "
+			"merge's output), or request ID's tree\n");
+	else if (!strcmp(cmd, "view"))
+		fprintf(f, "usage: dtracer view -o PAGE.html [--title TEXT] "
+			"MERGED\n  one self-contained HTML page: swimlanes per "
+			"host and thread, spans, messages\n");
+	else
+		fprintf(f, "usage: dtracer export --format perfetto|otlp "
+			"[--request ID] [-o FILE] MERGED\n  Perfetto (Chrome "
+			"trace JSON) or OpenTelemetry (OTLP/JSON); FILE - or "
+			"none: standard output\n");
+	return f == stdout ? 0 : 2;
+}
+
+static int parse_id(const char *s, int *id)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < 0 || v > 1 << 30)
+		return -1;
+	*id = (int)v;
+	return 0;
+}
+
+static int parse(struct show *o, const char *cmd, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "tree", required_argument, NULL, 't' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "title", required_argument, NULL, 'T' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "request", required_argument, NULL, 'r' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	int c;
+
+	o->tree = o->request = o->format = -1;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
+		const char *bad = NULL;
+
+		if (c == 'h')
+			return usage(cmd, stdout) + 1;	/* 1: done */
+		if (c == 't' && !strcmp(cmd, "requests"))
+			bad = parse_id(optarg, &o->tree) ? "--tree" : NULL;
+		else if (c == 'r' && !strcmp(cmd, "export"))
+			bad = parse_id(optarg, &o->request) ? "--request" : NULL;
+		else if (c == 'f' && !strcmp(cmd, "export"))
+			bad = (o->format = dt_export_format_parse(optarg)) < 0 ?
+			      "--format" : NULL;
+		else if (c == 'o' && strcmp(cmd, "requests"))
+			o->out = optarg;
+		else if (c == 'T' && !strcmp(cmd, "view"))
+			o->title = optarg;
+		else if (c == ':')
+			bad = "an option";
+		else
+			bad = "";
+		if (bad && *bad) {
+			fprintf(stderr, "dtracer %s: %s: bad value `%s`\n", cmd,
+				bad, c == ':' ? argv[optind - 1] : optarg);
+			return usage(cmd, stderr);	/* 2 */
+		}
+		if (bad) {
+			fprintf(stderr, "dtracer %s: unknown option `%s`\n", cmd,
+				argv[optind - 1]);
+			return usage(cmd, stderr);	/* 2 */
+		}
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, "dtracer %s: give one MERGED directory "
+			"(dtracer merge's output)\n", cmd);
+		return usage(cmd, stderr);	/* 2 */
+	}
+	o->dir = argv[optind];
+	if (!strcmp(cmd, "export") && o->format < 0) {
+		fprintf(stderr, "dtracer export: --format perfetto|otlp is "
+			"required\n");
+		return usage(cmd, stderr);	/* 2 */
+	}
+	if (!strcmp(cmd, "view") && (!o->out || !strcmp(o->out, "-"))) {
+		fprintf(stderr, "dtracer view: -o PAGE.html is required\n");
+		return usage(cmd, stderr);	/* 2 */
+	}
+	return 0;
+}
+
+/* Read the model; NULL after saying why (nothing traced included). */
+static struct dt_rq_model *load(const struct show *o)
+{
+	struct dt_rq_model *m;
+	char *err = NULL;
+
+	if (dt_rq_read(o->dir, &m, &err)) {
+		if (err)
+			fprintf(stderr, "dtracer: %s: %s\n", o->dir, err);
+		free(err);
+		return NULL;
+	}
+	if (!m->dtracer_events || !m->n_requests) {
+		fprintf(stderr, "dtracer: %s: %s (%llu events read): record "
+			"with `dtracer record` on each host (it loads dtracer's "
+			"LTTng probes) and flag the client thread with `echo "
+			"TID > /sys/distributed-tracer/add_pid`\n", o->dir,
+			m->dtracer_events ? "no traced request (no dtracer_flag "
+			"event)" : "no dtracer event in the trace",
+			(unsigned long long)m->events);
+		dt_rq_model_free(m);
+		return NULL;
+	}
+	if (!m->sync_report && m->n_hosts > 1)
+		fprintf(stderr, "dtracer: note: %s has no sync.txt: the hosts' "
+			"clocks may not be aligned (give `dtracer merge`'s "
+			"output)\n", o->dir);
+	return m;
+}
+
+/*
+ * Write through a temporary file renamed over OUT at the end, so that a
+ * failed run leaves no half-written OUT (and an existing one untouched).
+ */
+static int write_out(const struct show *o, const struct dt_rq_model *m)
+{
+	char *tmp = NULL, *err = NULL;
+	FILE *f = stdout;
+	int fd, r;
+
+	if (o->out && strcmp(o->out, "-")) {
+		if (asprintf(&tmp, "%s.partial-XXXXXX", o->out) < 0)
+			return -1;
+		fd = mkstemp(tmp);
+		if (fd < 0 || !(f = fdopen(fd, "w"))) {
+			fprintf(stderr, "dtracer: %s: %s\n", o->out,
+				strerror(errno));
+			if (fd >= 0)
+				close(fd), unlink(tmp);
+			free(tmp);
+			return -1;
+		}
+	}
+	if (o->format >= 0)
+		r = dt_export(m, o->format, o->request, f, &err);
+	else
+		r = dt_view_write(m, o->title ? o->title : o->dir, f, &err);
+	if (!r && fflush(f))
+		r = -1;
+	if (tmp && fclose(f) && !r)
+		r = -1;
+	if (r) {
+		fprintf(stderr, "dtracer: %s: %s\n", o->out ? o->out : "stdout",
+			err ? err : strerror(errno));
+	} else if (tmp && rename(tmp, o->out)) {
+		fprintf(stderr, "dtracer: %s: %s\n", o->out, strerror(errno));
+		r = -1;
+	}
+	if (tmp && r)
+		unlink(tmp);
+	free(tmp);
+	free(err);
+	return r;
+}
+
+static int show(int argc, char **argv, const char *cmd)
+{
+	struct show o = { 0 };
+	struct dt_rq_model *m;
+	int r = parse(&o, cmd, argc, argv);
+
+	if (r)
+		return r == 1 ? 0 : 2;	/* --help, usage error */
+	m = load(&o);
+	if (!m)
+		return 1;
+	if (!strcmp(cmd, "requests")) {
+		r = o.tree >= 0 ? dt_rq_print_tree(m, o.tree, stdout) :
+		    dt_rq_print_table(m, stdout);
+		if (r && o.tree >= m->n_requests)
+			fprintf(stderr, "dtracer requests: no request %d (%d "
+				"request%s: 0 to %d)\n", o.tree, m->n_requests,
+				m->n_requests == 1 ? "" : "s",
+				m->n_requests - 1);
+		else if (r)
+			fprintf(stderr, "dtracer requests: %s\n",
+				strerror(errno));
+	} else {
+		if (o.request >= m->n_requests) {
+			fprintf(stderr, "dtracer export: no request %d (%d "
+				"request%s: 0 to %d)\n", o.request,
+				m->n_requests, m->n_requests == 1 ? "" : "s",
+				m->n_requests - 1);
+			r = -1;
+		} else {
+			r = write_out(&o, m);
+		}
+		if (!r && o.out && strcmp(o.out, "-"))
+			fprintf(stderr, "dtracer: wrote %s (%d request%s, %d "
+				"span%s)\n", o.out,
+				o.request >= 0 ? 1 : m->n_requests,
+				o.request >= 0 || m->n_requests == 1 ? "" : "s",
+				o.request >= 0 ?
+				m->requests[o.request].n_spans : m->n_spans,
+				(o.request >= 0 ?
+				 m->requests[o.request].n_spans : m->n_spans) == 1 ?
+				"" : "s");
+	}
+	dt_rq_model_free(m);
+	return r ? 1 : 0;
+}
+
+int dt_cmd_requests(int argc, char **argv)
+{
+	return show(argc, argv, "requests");
+}
+
+int dt_cmd_view(int argc, char **argv)
+{
+	return show(argc, argv, "view");
+}
+
+int dt_cmd_export(int argc, char **argv)
+{
+	return show(argc, argv, "export");
+}
