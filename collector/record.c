@@ -9,6 +9,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <stdint.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <netinet/in.h>
@@ -209,18 +210,64 @@ static int write_gate(const char *mode)
 	return 0;
 }
 
+/*
+ * The flight recorder's trigger: LTTng's own (event notifiers, which
+ * dtracer's gate does not filter), named dtracer-SESSION.
+ */
+static int add_trigger(const char *session, uint64_t ns, char *name,
+		       size_t len)
+{
+	char filter[64];
+	char *argv[] = { "lttng", "add-trigger", "--name", name,
+			 "--condition=event-rule-matches", "--type=kernel",
+			 "--name=dtracer_unflag", filter,
+			 "--action=snapshot-session", (char *)session, NULL };
+
+	snprintf(name, len, "dtracer-%s", session);
+	snprintf(filter, sizeof(filter), "--filter=duration_ns >= %llu",
+		 (unsigned long long)ns);
+	return run(argv, 0, 0) ? -1 : 0;
+}
+
 static int record_usage(FILE *f)
 {
 	fprintf(f, "usage: dtracer record --collector HOST [--session NAME] "
 		"[--profile minimal|default|full] [--gate global|thread|off]\n"
+		"       [--slower-than DURATION]\n"
 		"  Create an LTTng kernel session streaming to HOST's lttng-relayd\n"
 		"  (lttng create --set-url=net://HOST), enable the profile's events\n"
 		"  (minimal: dtracer's; default: + scheduling, system calls and\n"
 		"  the network device queue/receive events with their TCP headers;\n"
 		"  full: every kernel event), add the tid, pid and procname contexts\n"
 		"  and start it. Needs dtracer.ko loaded; starts lttng-sessiond with\n"
-		"  dtracer's probes if none runs. Session name default: dtracer.\n");
+		"  dtracer's probes if none runs. Session name default: dtracer.\n"
+		"  --slower-than DURATION (e.g. 50ms, 1.5s; units ns, us, ms, s):\n"
+		"  flight recorder: a snapshot session (lttng create --snapshot,\n"
+		"  ring buffers overwritten in memory) and an LTTng trigger\n"
+		"  (dtracer-NAME) that sends a snapshot to HOST whenever a thread's\n"
+		"  dtracer_unflag has duration_ns >= DURATION.\n");
 	return f == stdout ? 0 : 2;
+}
+
+/* "50ms", "1.5s", "800us", "20000ns" -> ns; 0 if not that. */
+static uint64_t parse_duration(const char *s)
+{
+	static const struct {
+		const char *unit;
+		double ns;
+	} units[] = { { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 } };
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || !(v > 0) || *s == '-' || *s == '+')
+		return 0;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(end, units[i].unit) && v * units[i].ns >= 1 &&
+		    v * units[i].ns < 1e18)
+			return (uint64_t)(v * units[i].ns + 0.5);
+	return 0;
 }
 
 static int valid_name(const char *s)
@@ -242,18 +289,30 @@ int dt_cmd_record(int argc, char **argv)
 		{ "session", required_argument, NULL, 's' },
 		{ "profile", required_argument, NULL, 'p' },
 		{ "gate", required_argument, NULL, 'g' },
+		{ "slower-than", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *collector = NULL, *session = "dtracer", *gate = NULL;
 	const struct profile *prof = &profiles[1];
-	char url[256];
+	uint64_t slower = 0;
+	char url[256], trig[256];
+	int triggered = 0;
 	struct stat st;
 	int c;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+c:s:p:g:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+c:s:p:g:t:h", opts, NULL)) != -1) {
 		switch (c) {
+		case 't':
+			slower = parse_duration(optarg);
+			if (!slower) {
+				fprintf(stderr, "dtracer record: --slower-than: "
+					"`%s` is not a duration (e.g. 50ms, "
+					"1.5s; units ns, us, ms, s)\n", optarg);
+				return 2;
+			}
+			break;
 		case 'c':
 			collector = optarg;
 			break;
@@ -318,7 +377,8 @@ int dt_cmd_record(int argc, char **argv)
 		return 1;
 	}
 	snprintf(url, sizeof(url), "--set-url=net://%s", collector);
-	if (lttng("create", session, url, NULL, NULL))
+	if (lttng("create", session, slower ? "--snapshot" : url,
+		  slower ? url : NULL, NULL))
 		return 1;
 	for (int i = 0; i < 5 && prof->events[i]; i++) {
 		const char *const *e = prof->events[i];
@@ -339,22 +399,52 @@ int dt_cmd_record(int argc, char **argv)
 		if (run(ctx, 0, 0))
 			goto undo;
 	}
+	if (slower) {
+		if (add_trigger(session, slower, trig, sizeof(trig)))
+			goto undo;
+		triggered = 1;
+	}
 	/* the gate last: nothing is changed if an lttng step failed */
 	if ((gate && write_gate(gate)) ||
 	    lttng("start", session, NULL, NULL, NULL))
 		goto undo;
-	printf("recording: session %s (profile %s) streams to %s; "
-	       "`dtracer stop --session %s` ends it\n", session, prof->name,
-	       collector, session);
+	if (slower)
+		printf("recording: flight recorder: session %s (profile %s, "
+		       "snapshot mode) keeps the recent trace in memory; trigger "
+		       "%s sends a snapshot to %s whenever a dtracer_unflag has "
+		       "duration_ns >= %llu; `dtracer stop --session %s` ends "
+		       "it\n", session, prof->name, trig, collector,
+		       (unsigned long long)slower, session);
+	else
+		printf("recording: session %s (profile %s) streams to %s; "
+		       "`dtracer stop --session %s` ends it\n", session,
+		       prof->name, collector, session);
 	return 0;
 undo:
 	fprintf(stderr, "dtracer record: failed; destroying session %s\n",
 		session);
+	if (triggered)
+		lttng("remove-trigger", trig, NULL, NULL, NULL);
 	lttng("destroy", session, NULL, NULL, NULL);
 	return 1;
 }
 
 /* ----- stop ----------------------------------------------------------- */
+
+/* record --slower-than's trigger, if there is one. */
+static int remove_trigger(const char *session)
+{
+	char cmd[512];
+	char *list[] = { "sh", "-c", cmd, NULL };
+	char name[256];
+
+	snprintf(name, sizeof(name), "dtracer-%s", session);
+	snprintf(cmd, sizeof(cmd), "lttng list-triggers 2>/dev/null | "
+		 "grep -qx -- '- name: %s'", name);
+	if (run(list, 1, 0))
+		return 0;
+	return lttng("remove-trigger", name, NULL, NULL, NULL) ? -1 : 0;
+}
 
 int dt_cmd_stop(int argc, char **argv)
 {
@@ -372,8 +462,10 @@ int dt_cmd_stop(int argc, char **argv)
 			session = optarg;
 		} else if (c == 'h') {
 			printf("usage: dtracer stop [--session NAME]\n"
-			       "  lttng stop NAME, then lttng destroy NAME: the "
-			       "trace is complete on the collector.\n");
+			       "  lttng remove-trigger dtracer-NAME (record "
+			       "--slower-than's, if any), lttng stop NAME,\n"
+			       "  then lttng destroy NAME: the trace is complete "
+			       "on the collector.\n");
 			return 0;
 		} else {
 			fprintf(stderr, "dtracer stop: unknown option or missing "
@@ -385,6 +477,8 @@ int dt_cmd_stop(int argc, char **argv)
 		fprintf(stderr, "dtracer stop: usage: dtracer stop [--session NAME]\n");
 		return 2;
 	}
+	if (remove_trigger(session))
+		return 1;
 	if (lttng("stop", session, NULL, NULL, NULL))
 		return 1;
 	return lttng("destroy", session, NULL, NULL, NULL) ? 1 : 0;

@@ -1,4 +1,5 @@
-# Guest side of t-collect.sh (sourced after tests/vm/guest-lib.sh).
+# Guest side of t-collect.sh (sourced after tests/vm/guest-lib.sh), and
+# with knobs of bench/guest-merge.sh and tests/collector/guest-flight.sh.
 #
 #   dt-a client            dt-b middle               dt-c server
 #   bash, flagged  --7400-->  socat (fork)  --7401-->  dt-tcp serve
@@ -21,8 +22,13 @@ record() {
 	check "probe armed" sh -c "echo 1 > $sys/probe"
 	check "the collector is up" wait_for 120 $tcp request dt-d 7496 ping
 	check "dtracer record streams to dt-d" sh -c \
-		"$dtracer record --collector dt-d --gate $gate > /tmp/record.log 2>&1"
+		"$dtracer record --collector dt-d --gate $gate ${DT_COLLECT_RECORD:-} > /tmp/record.log 2>&1"
 	diag "$(tr '\n' ';' < /tmp/record.log)"
+	if [ -n "${DT_COLLECT_RECORD:-}" ]; then
+		check "record says what it configured: snapshot session, trigger" \
+			grep -q "add-trigger --name dtracer-dtracer .*--name=dtracer_unflag --filter=duration_ns >= .* --action=snapshot-session dtracer" /tmp/record.log
+		check "the trigger is there" sh -c "lttng list-triggers | grep -q 'name: dtracer-dtracer'"
+	fi
 	load=
 	if [ -n "${DT_COLLECT_LOAD:-}" ]; then
 		sh -c "$DT_COLLECT_LOAD" > /dev/null 2>&1 &
@@ -48,8 +54,12 @@ dt-d)
 	check "three sessions closed" timeout 400 $tcp serve -4 7495 3
 	kill $ready
 	sleep 1
-	check "the collector holds three hosts' traces" \
-		sh -c "ls /tmp/traces/dt-a/*/kernel/metadata /tmp/traces/dt-b/*/kernel/metadata /tmp/traces/dt-c/*/kernel/metadata"
+	# relayd's layout: HOST/SESSION-DATE/kernel (streamed) or
+	# HOST/SESSION-DATE/snapshot-N-DATE-K/kernel (snapshots).
+	check "the collector holds three hosts' traces" sh -c '
+		for h in dt-a dt-b dt-c; do
+			find /tmp/traces/$h -path "*/kernel/metadata" | grep -q . || exit 1
+		done'
 	cp -r /tmp/traces "$DT_RESULTS/traces"
 	pkill lttng-relayd
 	# A kernel trace without dtracer's events, for `dtracer requests`'s
@@ -98,7 +108,8 @@ dt-c)
 	# This host's clock is 7 s ahead: the merge must align it.
 	check "clock stepped 7 s ahead" sh -c 'date -s "@$(($(date +%s) + 7))" > /dev/null'
 	record
-	$tcp serve -4 7401 $N > /tmp/serve.log 2>&1 &
+	# shellcheck disable=SC2086
+	$tcp serve -4 ${DT_COLLECT_SERVE:-} 7401 $N > /tmp/serve.log 2>&1 &
 	srv=$!
 	$tcp serve -4 7499 0 > /dev/null 2>&1 &
 	ready=$!

@@ -1,10 +1,11 @@
 /*
  * dt-tcp: a small TCP request/response peer for the tests.
  *
- *   dt-tcp serve [-4|-6] [-d MS] [-s] PORT [COUNT]
+ *   dt-tcp serve [-4|-6] [-d MS [-e K]] [-s] PORT [COUNT]
  *       accept COUNT connections (default 1, 0 = forever), one at a
  *       time; on each, answer every received chunk with "echo:" + chunk
- *       (after MS milliseconds with -d), until the peer closes. With -s
+ *       (after MS milliseconds with -d; with -e, only on every Kth
+ *       connection: the Kth, 2Kth...), until the peer closes. With -s
  *       (sink), read until the peer shuts its side, then answer with the
  *       byte count and a newline.
  *   dt-tcp request HOST PORT MESSAGE [REPEAT]
@@ -42,7 +43,7 @@
 static int usage(void)
 {
 	fprintf(stderr,
-		"usage: dt-tcp serve [-4|-6] [-d MS] [-s] PORT [COUNT]\n"
+		"usage: dt-tcp serve [-4|-6] [-d MS [-e K]] [-s] PORT [COUNT]\n"
 		"       dt-tcp request HOST PORT MESSAGE [REPEAT]\n"
 		"       dt-tcp send HOST PORT BYTES\n"
 		"       dt-tcp duo HOST PORT ROUNDS CHUNK\n");
@@ -86,16 +87,16 @@ static void sleep_ms(long ms)
 		;
 }
 
-static long delay_ms;
+static long delay_ms, delay_every = 1;
 
-static int echo_connection(int fd)
+static int echo_connection(int fd, long delay)
 {
 	char in[BUFSZ], out[BUFSZ + sizeof(PREFIX)];
 	ssize_t n;
 
 	while ((n = read(fd, in, sizeof(in))) > 0) {
-		if (delay_ms)
-			sleep_ms(delay_ms);
+		if (delay)
+			sleep_ms(delay);
 		memcpy(out, PREFIX, strlen(PREFIX));
 		memcpy(out + strlen(PREFIX), in, (size_t)n);
 		if (write_all(fd, out, strlen(PREFIX) + (size_t)n))
@@ -134,6 +135,10 @@ static int serve(int argc, char **argv)
 			if (parse_count(argv[1], &delay_ms))
 				return 2;
 			argc--, argv++;
+		} else if (!strcmp(argv[0], "-e") && argc > 1) {
+			if (parse_count(argv[1], &delay_every) || !delay_every)
+				return 2;
+			argc--, argv++;
 		} else {
 			return usage();
 		}
@@ -160,14 +165,16 @@ static int serve(int argc, char **argv)
 		return 1;
 	}
 	freeaddrinfo(ai);
-	while (count == 0 || i++ < count) {
+	while (count == 0 || i < count) {
 		int c = accept(fd, NULL, NULL);
 
+		i++;	/* this connection's number, from 1 */
 		if (c < 0) {
 			perror("dt-tcp: accept");
 			return 1;
 		}
-		if (sink ? sink_connection(c) : echo_connection(c))
+		if (sink ? sink_connection(c) :
+		    echo_connection(c, i % delay_every ? 0 : delay_ms))
 			perror("dt-tcp: connection");
 		close(c);
 	}
