@@ -48,4 +48,20 @@ done
 n=$(snapshots dt-a | wc -l)
 tap_result $([ "$n" -eq 1 ]; echo $?) \
 	"dt-a (the client, one manual flag for the whole run) sent one snapshot, at its unflag ($n)"
+
+# --slower-than's values, on this host (no dtracer.ko here: a value that
+# parses gets as far as that check).
+dtracer=$DT_BUILDDIR/collector/dtracer
+for bad in 0ms 5 -1s 1.5 10m ms 1e30s; do
+	"$dtracer" record --collector dt-d --slower-than "$bad" > /dev/null 2> "$out/bad.err"
+	st=$?
+	tap_result $([ "$st" = 2 ] && grep -q "is not a duration" "$out/bad.err"; echo $?) \
+		"record --slower-than $bad: refused, named (exit $st)"
+done
+for good in 50ms 1.5s 800us 20000ns; do
+	"$dtracer" record --collector dt-d --slower-than "$good" > /dev/null 2> "$out/good.err"
+	st=$?
+	tap_result $([ "$st" = 1 ] && grep -q "dtracer.ko is not loaded" "$out/good.err"; echo $?) \
+		"record --slower-than $good: accepted (then: no dtracer.ko here)"
+done
 tap_done
