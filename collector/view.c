@@ -2,9 +2,11 @@
  * `dtracer view`: the requests model as one self-contained HTML page.
  * The page (view.html, embedded at build time as view-page.h) reads its
  * data from a <script type="application/json"> element: the model as
- * JSON, times in ns relative to a base (the earliest start, given as a
- * string: it does not fit a double), so that JavaScript's numbers keep
- * them exact.
+ * JSON, built with json-c. Times are integer ns relative to a base (the
+ * earliest start): an absolute merged-clock time may not fit a double's
+ * 53 bits, an offset within a trace does, so JavaScript keeps every ns;
+ * the base itself goes as a string of digits (the page uses BigInt).
+ * Short keys keep a page of thousands of spans small.
  */
 #define _GNU_SOURCE
 #include "view.h"
@@ -25,6 +27,12 @@ static void put(json_object *o, const char *k, json_object *v)
 static json_object *rel(int64_t ns, int64_t base)
 {
 	return json_object_new_int64(ns - base);
+}
+
+/* The model's strings should all be set; a NULL must not crash a page. */
+static json_object *str(const char *s)
+{
+	return json_object_new_string(s ? s : "?");
 }
 
 static json_object *summary(const struct dt_rq_summary *u)
@@ -51,8 +59,7 @@ static json_object *summary(const struct dt_rq_summary *u)
 	for (i = 0; i < u->n_syscalls; i++) {
 		json_object *c = json_object_new_array();
 
-		json_object_array_add(c, json_object_new_string(
-			u->syscalls[i].name));
+		json_object_array_add(c, str(u->syscalls[i].name));
 		json_object_array_add(c, json_object_new_int64(
 			(int64_t)u->syscalls[i].count));
 		json_object_array_add(c, json_object_new_int64(
@@ -74,7 +81,7 @@ static json_object *span(const struct dt_rq_span *s, int64_t base)
 	put(o, "h", json_object_new_int(s->host));
 	put(o, "tid", json_object_new_int(s->tid));
 	put(o, "pid", json_object_new_int(s->pid));
-	put(o, "name", json_object_new_string(s->procname));
+	put(o, "name", str(s->procname));
 	put(o, "fr", json_object_new_string(
 		dt_rq_flag_reason_name(s->flag_reason)));
 	put(o, "er", json_object_new_string(
@@ -100,8 +107,11 @@ static json_object *message(const struct dt_rq_message *g, int64_t base)
 	put(o, "f", json_object_new_int(g->from_span));
 	put(o, "t", json_object_new_int(g->to_span));
 	put(o, "s", rel(g->send_ns, base));
-	put(o, "rv", g->to_span >= 0 ? rel(g->recv_ns, base) :
-					rel(g->send_ns, base));
+	/* Not received by a traced thread: no receive time to show. */
+	put(o, "rv", rel(g->to_span >= 0 ? g->recv_ns : g->send_ns, base));
+	put(o, "ls", rel(g->last_send_ns, base));
+	put(o, "lr", rel(g->to_span >= 0 ? g->last_recv_ns : g->last_send_ns,
+			 base));
 	put(o, "b", json_object_new_int64((int64_t)g->bytes));
 	put(o, "n", json_object_new_int((int)g->segments));
 	put(o, "resp", json_object_new_boolean(g->response));
@@ -112,7 +122,8 @@ static json_object *message(const struct dt_rq_message *g, int64_t base)
 
 static json_object *request(const struct dt_rq_request *r, int64_t base)
 {
-	json_object *o = json_object_new_object();
+	json_object *o = json_object_new_object(), *sp;
+	int i;
 
 	put(o, "id", json_object_new_int(r->id));
 	put(o, "root", json_object_new_int(r->root));
@@ -125,6 +136,26 @@ static json_object *request(const struct dt_rq_request *r, int64_t base)
 	put(o, "cm", json_object_new_int(r->critical_message));
 	put(o, "cw", json_object_new_boolean(r->critical_wait));
 	put(o, "cn", json_object_new_int64(r->critical_ns));
+	put(o, "depth", json_object_new_int(r->depth));
+	sp = json_object_new_array();
+	for (i = 0; r->spans && i < r->n_spans; i++)
+		json_object_array_add(sp, json_object_new_int(r->spans[i]));
+	put(o, "sp", sp);
+	return o;
+}
+
+static json_object *stats(const struct dt_rq_model *m)
+{
+	json_object *o = json_object_new_object();
+
+	put(o, "events", json_object_new_int64((int64_t)m->events));
+	put(o, "dtracer_events", json_object_new_int64(
+		(int64_t)m->dtracer_events));
+	put(o, "unmatched_sends", json_object_new_int64(
+		(int64_t)m->unmatched_sends));
+	put(o, "unmatched_recvs", json_object_new_int64(
+		(int64_t)m->unmatched_recvs));
+	put(o, "orphan_spans", json_object_new_int64((int64_t)m->orphan_spans));
 	return o;
 }
 
@@ -139,11 +170,13 @@ static json_object *data(const struct dt_rq_model *m, const char *title)
 		if (m->spans[i].start_ns < base)
 			base = m->spans[i].start_ns;
 	snprintf(b, sizeof(b), "%lld", (long long)base);
-	put(d, "title", json_object_new_string(title));
+	put(d, "title", str(title));
 	put(d, "base", json_object_new_string(b));
+	put(d, "stats", stats(m));
+	put(d, "sync", m->sync_report ? str(m->sync_report) : NULL);
 	a = json_object_new_array();
 	for (i = 0; i < m->n_hosts; i++)
-		json_object_array_add(a, json_object_new_string(m->hosts[i]));
+		json_object_array_add(a, str(m->hosts[i]));
 	put(d, "hosts", a);
 	a = json_object_new_array();
 	for (i = 0; i < m->n_spans; i++)
@@ -161,17 +194,27 @@ static json_object *data(const struct dt_rq_model *m, const char *title)
 }
 
 /*
- * JSON inside <script>: json-c writes "/" as "\/" (so no "</script>"),
- * and every "<" is written "\u003c" (only strings can hold one), so no
- * "<!--" or "<script" either.
+ * JSON inside <script>: the HTML parser ends the element at the first
+ * "</script" whatever the JSON means, and "<!--" can change how it looks
+ * for that end. json-c escapes "/" as "\/" by default (we must never
+ * pass JSON_C_TO_STRING_NOSLASHESCAPE), so "</script>" cannot appear;
+ * on top of that every "<" (only a string can hold one) is written
+ * "\u003c", so neither can "<!--" nor "<script". A trace's procname or
+ * host name stays data.
  */
 static void put_json(const char *s, FILE *f)
 {
-	for (; *s; s++)
-		if (*s == '<')
+	size_t n;
+
+	while (*s) {
+		n = strcspn(s, "<");
+		fwrite(s, 1, n, f);
+		s += n;
+		if (*s == '<') {
 			fputs("\\u003c", f);
-		else
-			fputc(*s, f);
+			s++;
+		}
+	}
 }
 
 static void put_html(const char *s, FILE *f)
@@ -182,41 +225,66 @@ static void put_html(const char *s, FILE *f)
 		case '>': fputs("&gt;", f); break;
 		case '&': fputs("&amp;", f); break;
 		case '"': fputs("&quot;", f); break;
+		case '\'': fputs("&#39;", f); break;
 		default: fputc(*s, f);
 		}
 	}
 }
 
+static int fail(char **err, const char *what)
+{
+	*err = strdup(what);
+	return -1;
+}
+
+/* Why there is nothing to show, in terms the user can act on. */
+static int no_request(const struct dt_rq_model *m, char **err)
+{
+	if (!m->dtracer_events)
+		return fail(err, "no traced request in the trace (no "
+			    "dtracer_flag/dtracer_mark events): was dtracer's "
+			    "probe module loaded and a thread flagged?");
+	if (asprintf(err, "no traced request in the trace: %llu dtracer "
+		     "events, but no flag that a request could start from",
+		     (unsigned long long)m->dtracer_events) < 0)
+		*err = NULL;
+	return -1;
+}
+
 int dt_view_write(const struct dt_rq_model *m, const char *title, FILE *f,
 		  char **err)
 {
-	const char *page = dt_view_page, *t, *d;
+	const char *page = dt_view_page, *t, *d, *json;
+	const char *tmark = "@@DT_TITLE@@", *dmark = "@@DT_DATA@@";
 	json_object *doc;
 
 	*err = NULL;
-	if (!m->n_requests) {
-		*err = strdup("no traced request in the trace (no dtracer_flag "
-			      "event): was dtracer's probe module loaded and a "
-			      "thread flagged?");
-		return -1;
-	}
-	t = strstr(page, "@@DT_TITLE@@");
-	d = strstr(page, "@@DT_DATA@@");
-	if (!t || !d || d < t) {
-		*err = strdup("the page template lacks its markers");
-		return -1;
-	}
+	if (!m->n_requests)
+		return no_request(m, err);
+	/* The markers sit in the template's <title> and data script only. */
+	t = strstr(page, tmark);
+	d = strstr(page, dmark);
+	if (!t || !d || d < t)
+		return fail(err, "the page template lacks its markers");
+	if (!title)
+		title = "dtracer";
 	doc = data(m, title);
+	json = doc ? json_object_to_json_string_ext(doc,
+						    JSON_C_TO_STRING_PLAIN) :
+		     NULL;
+	if (!json) {
+		json_object_put(doc);
+		return fail(err, "building the page's data: out of memory");
+	}
 	errno = 0;
 	fwrite(page, 1, (size_t)(t - page), f);
 	put_html(title, f);
-	t += strlen("@@DT_TITLE@@");
+	t += strlen(tmark);
 	fwrite(t, 1, (size_t)(d - t), f);
-	put_json(json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN),
-		 f);
-	d += strlen("@@DT_DATA@@");
-	fputs(d, f);
+	put_json(json, f);
+	fputs(d + strlen(dmark), f);
 	json_object_put(doc);
+	/* stdio keeps the first error: one check after the last write. */
 	if (fflush(f) == EOF || ferror(f)) {
 		if (asprintf(err, "writing the page: %s",
 			     strerror(errno ? errno : EIO)) < 0)
