@@ -80,7 +80,10 @@ in_order() {
 
 # Each unflag's duration_ns is the time since the thread's flag (the
 # first one since its last unflag), as the trace's clock measured it
-# (both monotonic): within 1 ms, and positive.
+# (both monotonic): within 20 ms, and positive. The slack is the time
+# between dtracer's clock reads and the events' timestamps, which a
+# guest vCPU descheduled on a loaded host stretches (6 ms seen with
+# three test runs at once on 2 cores); the durations are hundreds of ms.
 for h in dt-a dt-b dt-c; do
 	r=$(ev "$h" | awk '
 		$2 == "flag" && !($3 in start) { start[$3] = $1 }
@@ -88,7 +91,7 @@ for h in dt-a dt-b dt-c; do
 			n++
 			if (!($3 in start) || $6 !~ /^[0-9]+$/ || $6 <= 0) { bad++; next }
 			d = ($1 - start[$3]) * 1e9 - $6
-			if (d < -1e6 || d > 1e6) bad++
+			if (d < -2e7 || d > 2e7) bad++
 			delete start[$3]
 		}
 		END { print n + 0, bad + 0 }')
