@@ -441,9 +441,17 @@ static int own_event(struct dt_rq_builder *b, struct host *h,
 		thread_to(b, t, ev->ts, ST_RUNNING, DT_RQ_BLOCK_OTHER);
 	r = raw_at(b, t->open);
 	g_array_append_val(r->evts, ev->ts);
-	if (!r->procname && ev->procname &&
-	    !(r->procname = strdup(ev->procname)))
-		return -1;
+	/* The latest name: a flagged shell that exec()s its program (the
+	 * usual `echo $$ > add_pid; exec curl ...`) is shown as the program.
+	 */
+	if (ev->procname && (!r->procname || strcmp(r->procname, ev->procname))) {
+		char *name = strdup(ev->procname);
+
+		if (!name)
+			return -1;
+		free(r->procname);
+		r->procname = name;
+	}
 	return 0;
 }
 
@@ -1096,15 +1104,74 @@ static gint by_a(gconstpointer x, gconstpointer y)
 	return p->a < q->a ? -1 : p->a > q->a;
 }
 
+/* Did raw span c send anything that left a message? */
+static bool sent_any(GArray *msgs, int c)
+{
+	guint k;
+
+	for (k = 0; k < msgs->len; k++)
+		if (g_array_index(msgs, struct msg, k).from == c)
+			return true;
+	return false;
+}
+
+/* Sorted ranges merged where they overlap. */
+static void merge_overlaps(GArray *cl)
+{
+	guint k, n = 0;
+
+	for (k = 0; k < cl->len; k++) {
+		struct range x = g_array_index(cl, struct range, k);
+		struct range *last = n ? &g_array_index(cl, struct range, n - 1)
+				       : NULL;
+
+		if (last && x.a <= last->b) {
+			if (x.b > last->b)
+				last->b = x.b;
+		} else {
+			g_array_index(cl, struct range, n++) = x;
+		}
+	}
+	g_array_set_size(cl, n);
+}
+
+/*
+ * Helpers: threads the manual thread started that neither sent nor have
+ * children (curl's resolver thread, say) belong to the request they
+ * prepared, the first one not over when they started (or the last one).
+ */
+static void attach_helpers(GArray *cl, GArray *helpers)
+{
+	guint k, j;
+
+	for (k = 0; k < helpers->len; k++) {
+		struct range h = g_array_index(helpers, struct range, k);
+		struct range *x = &g_array_index(cl, struct range, cl->len - 1);
+
+		for (j = 0; j < cl->len; j++)
+			if (g_array_index(cl, struct range, j).b >= h.a) {
+				x = &g_array_index(cl, struct range, j);
+				break;
+			}
+		if (h.a < x->a)
+			x->a = h.a;
+		if (h.b > x->b)
+			x->b = h.b;
+	}
+	merge_overlaps(cl);
+}
+
 /*
  * A manual flag's requests: what it sent (to each child span, until the
  * child's subtree and answers end; elsewhere, until received), clustered
- * where these overlap. Each cluster is one request.
+ * where these overlap. Each cluster is one request; helper threads join
+ * one (attach_helpers).
  */
 static GArray *manual_clusters(struct finish *F, int i, GArray *msgs)
 {
 	GArray *br = g_array_new(FALSE, FALSE, sizeof(struct range));
-	GArray *cl = g_array_new(FALSE, FALSE, sizeof(struct range));
+	GArray *helpers = g_array_new(FALSE, FALSE, sizeof(struct range));
+	GArray *cl = br;
 	guint k;
 	int c;
 
@@ -1114,6 +1181,10 @@ static GArray *manual_clusters(struct finish *F, int i, GArray *msgs)
 
 		if (r->link_send >= 0)
 			x.a = send_at(F, r->link_send)->sys_entry;
+		else if (F->first_child[c] < 0 && !sent_any(msgs, c)) {
+			g_array_append_val(helpers, x);
+			continue;
+		}
 		g_array_append_val(br, x);
 	}
 	for (k = 0; k < msgs->len; k++) {
@@ -1127,20 +1198,18 @@ static GArray *manual_clusters(struct finish *F, int i, GArray *msgs)
 		x.b = g->last_recv > g->last_send ? g->last_recv : g->last_send;
 		g_array_append_val(br, x);
 	}
-	g_array_sort(br, by_a);
-	for (k = 0; k < br->len; k++) {
-		struct range x = g_array_index(br, struct range, k);
-		struct range *last = cl->len ?
-			&g_array_index(cl, struct range, cl->len - 1) : NULL;
-
-		if (last && x.a <= last->b) {
-			if (x.b > last->b)
-				last->b = x.b;
-		} else {
-			g_array_append_val(cl, x);
-		}
+	/* Only helpers: they are the requests. */
+	if (!br->len) {
+		g_array_append_vals(br, helpers->data, helpers->len);
+		g_array_set_size(helpers, 0);
 	}
-	g_array_free(br, TRUE);
+	g_array_sort(cl, by_a);
+	merge_overlaps(cl);
+	if (cl->len && helpers->len) {
+		g_array_sort(helpers, by_a);
+		attach_helpers(cl, helpers);
+	}
+	g_array_free(helpers, TRUE);
 	return cl;
 }
 

@@ -99,7 +99,7 @@ struct dt_rq_span {
 	int parent;		/* span id, -1 for the root */
 	int host;		/* index in model->hosts */
 	int32_t tid, pid;
-	char *procname;		/* as the trace's procname context says */
+	char *procname;		/* the last procname context seen (exec) */
 	enum dt_rq_flag_reason flag_reason;
 	enum dt_rq_end_reason end_reason;
 	int64_t start_ns, end_ns;	/* merged clock, ns from origin */

@@ -495,6 +495,55 @@ static void inherited_and_orphan(void)
 	dt_rq_model_free(m);
 }
 
+/*
+ * `echo $$ > add_pid; exec curl URL URL`: the shell's name gives way to
+ * the program's, and curl's resolver thread (started, sent nothing,
+ * exited before the first request) joins that request, not one of its own.
+ */
+static void helper_thread(void)
+{
+	struct dt_rq_flow f = flow(0, 1, 40000, 80), g = flow(0, 1, 40001, 80);
+	struct dt_rq_model *m;
+	int helper, k;
+
+	begin(2);
+	add((struct dt_rq_event){ .kind = DT_RQ_EV_FLAG, .host = host[0],
+				  .ts = 100, .tid = 100, .pid = 100,
+				  .ctx_tid = 100, .procname = "sh",
+				  .reason = 0, .parent = -1 });
+	add((struct dt_rq_event){ .kind = DT_RQ_EV_OTHER, .host = host[0],
+				  .ts = 150, .tid = 100, .pid = 100,
+				  .ctx_tid = 100, .procname = "curl" });
+	inherit(0, 200, 101, 100);
+	other(0, 250, 101);
+	unflag(0, 400, 101, 1);
+	for (k = 0; k < 2; k++) {
+		struct dt_rq_flow x = k ? g : f;
+		int64_t t = 1000 + 1000 * k;
+
+		sys(0, t - 10, 100, "sendto", 1, 3);
+		send(0, t, 100, x, 1, 10);
+		recv(1, t + 100, x, 1, 10);
+		flag(1, t + 200, 200 + k, 1, x, 200 + k);
+		send(1, t + 300, 200 + k, rev(x), 1, 10);
+		unflag(1, t + 400, 200 + k, 2);
+		recv(0, t + 500, rev(x), 1, 10);
+	}
+	unflag(0, 3000, 100, 0);
+	m = end();
+	helper = span_of(m, 0, host[0], 101);
+	ok(m->n_requests == 2 && m->requests[0].n_spans == 3 &&
+	   m->requests[1].n_spans == 2 && helper >= 0 &&
+	   m->spans[helper].parent == m->requests[0].root &&
+	   m->spans[m->requests[0].root].start_ns == 200,
+	   "a helper thread joins the request it prepared (%d requests)",
+	   m->n_requests);
+	ok(!strcmp(m->spans[m->requests[0].root].procname, "curl") &&
+	   !strcmp(m->spans[m->requests[1].root].procname, "curl"),
+	   "a flagged shell that exec()s is named after its program");
+	dt_rq_model_free(m);
+}
+
 /* A flagged thread that sends nothing: one request, its whole flag. */
 static void silent(void)
 {
@@ -529,6 +578,7 @@ int main(void)
 	keepalive();
 	retransmission();
 	inherited_and_orphan();
+	helper_thread();
 	silent();
 	ok(!strcmp(dt_rq_flow_src(&f, buf), "10.0.0.1:40000") &&
 	   !strcmp(dt_rq_flow_dst(&f, buf), "10.0.0.2:80"), "flow addresses");
