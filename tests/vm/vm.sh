@@ -31,6 +31,8 @@
 # DT_VM_ACCEL (tcg by default; kvm as an opt-in: nested KVM hangs on
 # some hosts), DT_VM_KEEP=1 to keep the namespace for debugging,
 # DT_VM_APPEND="loglevel=7 ..." for more kernel command line,
+# DT_VM_PASS="NAME..." to hand these variables of the caller's
+# environment to the guest scripts (values without single quotes),
 # DT_VM_TCG_THREAD (single by default: one host thread runs all of a
 # guest's vCPUs; multi-threaded TCG let a vCPU run stale translated code
 # after the kernel patched its text for a kprobe, which crashed or hung
@@ -108,6 +110,10 @@ DT_MODTREE='$DT_VM_MODTREE'
 DT_SRCDIR='$DT_SRCDIR'
 DT_BUILDDIR='$DT_BUILDDIR'
 ENV
+	for _v in ${DT_VM_PASS:-}; do
+		eval "_val=\${$_v:-}"
+		printf "export %s='%s'\n" "$_v" "$_val"
+	done
 }
 
 # vm_start INDEX NAME: boot one guest in the background.

@@ -1,0 +1,161 @@
+# Guest side of the demo (sourced after tests/vm/guest-lib.sh). Three
+# hosts serve a request chain made of Debian's programs; a fourth
+# collects their traces:
+#
+#   dt-client            dt-proxy                dt-backend
+#   curl, flagged  --8080-->  nginx  --8000-->  python3 -m http.server
+#   N requests     <--------  (reverse proxy) <--------
+#          \                     |                      /
+#           `---- dtracer record --collector dt-collector ----'
+#
+# Every host also carries background traffic that nobody flagged: a
+# second web server (bg-httpd, port 8001) and a loop fetching from the
+# next host's (bg-curl): dt-client -> dt-proxy -> dt-backend -> dt-client.
+# Their process names (symbolic links to python3 and curl) let the test
+# show they are absent from the trace.
+#
+# Knobs: DT_DEMO_REQUESTS (default 20). Hand-shakes (dt-tcp): 7496
+# (the collector is up), 7498/7499 (dt-proxy/dt-backend are serving and
+# recording), 7497 (dt-client is done), 7495 (a host stopped recording).
+tcp=$DT_BUILDDIR/tests/tools/dt-tcp
+dtracer=$DT_BUILDDIR/collector/dtracer
+nginx=$DT_BUILDDIR/tests/vm/build/nginx/usr/sbin/nginx
+sys=/sys/distributed-tracer
+N=${DT_DEMO_REQUESTS:-20}
+
+say() {
+	echo "$*" > "$DT_RESULTS/progress"
+}
+
+# background NEXT_HOST: the unflagged traffic of this host.
+background() {
+	mkdir -p /tmp/bg
+	echo "background $DT_HOST" > /tmp/bg/index.html
+	ln -s "$(command -v python3)" /tmp/bg-httpd
+	ln -s "$(command -v curl)" /tmp/bg-curl
+	/tmp/bg-httpd -m http.server 8001 --directory /tmp/bg \
+		> /tmp/bg-httpd.log 2>&1 &
+	bg_httpd=$!
+	# shellcheck disable=SC2016
+	sh -c 'while :; do
+		/tmp/bg-curl -sS -o /dev/null "http://$1:8001/" && echo ok
+		sleep 0.1
+	done' bg "$1" > /tmp/bg-curl.log 2>&1 &
+	bg_loop=$!
+}
+
+# Ready only once this host's background traffic flows; what it fetches
+# from now on, it fetches while recording and while the requests run.
+background_flows() {
+	check "background traffic flows (bg-curl -> $1:8001)" \
+		wait_for 180 grep -q '^ok$' /tmp/bg-curl.log
+	bg_before=$(grep -c '^ok$' /tmp/bg-curl.log)
+}
+
+background_stop() {
+	kill "$bg_loop" "$bg_httpd" 2>/dev/null
+	n=$(($(grep -c '^ok$' /tmp/bg-curl.log) - bg_before))
+	echo "$n" > "$DT_RESULTS/background"
+	check "background traffic ran beside the requests ($n fetches)" \
+		test "$n" -ge 3
+}
+
+record() {
+	say "loading dtracer.ko, recording to dt-collector"
+	check "modprobe dtracer" modprobe dtracer
+	check "probe armed" sh -c "echo 1 > $sys/probe"
+	check "the collector is up" wait_for 120 $tcp request dt-collector 7496 ping
+	check "dtracer record --collector dt-collector --gate thread" sh -c \
+		"$dtracer record --collector dt-collector --gate thread > $DT_RESULTS/record.log 2>&1"
+}
+
+stop() {
+	check "dtracer stop" sh -c "$dtracer stop > $DT_RESULTS/stop.log 2>&1"
+	cat $sys/stats > "$DT_RESULTS/stats"
+	check "told dt-collector this session is closed" \
+		wait_for 60 $tcp request dt-collector 7495 done
+	check "rmmod dtracer" rmmod dtracer
+	say "done"
+}
+
+case $DT_HOST in
+dt-collector)
+	say "starting lttng-relayd"
+	check "dtracer collect starts lttng-relayd" sh -c \
+		"$dtracer collect -o /tmp/traces > $DT_RESULTS/collect.log 2>&1"
+	$tcp serve -4 7496 0 > /dev/null 2>&1 &
+	ready=$!
+	say "receiving the hosts' traces"
+	check "three hosts closed their sessions" timeout 600 $tcp serve -4 7495 3
+	kill $ready
+	sleep 1
+	check "the collector holds the three hosts' traces" sh -c '
+		for h in dt-client dt-proxy dt-backend; do
+			find /tmp/traces/$h -path "*/kernel/metadata" | grep -q . || exit 1
+		done'
+	pkill lttng-relayd
+	cp -r /tmp/traces "$DT_RESULTS/traces"
+	say "done"
+	;;
+dt-backend)
+	background dt-client
+	record
+	mkdir -p /tmp/www
+	head -c 65536 /dev/urandom > /tmp/www/data.bin
+	python3 -m http.server 8000 --directory /tmp/www > /tmp/httpd.log 2>&1 &
+	httpd=$!
+	check "python3 -m http.server listens on 8000" \
+		wait_for 60 sh -c "ss -Hltn | grep -q ':8000 '"
+	background_flows dt-client
+	$tcp serve -4 7499 0 > /dev/null 2>&1 &
+	ready=$!
+	say "serving"
+	check "dt-client says it is done" timeout 600 $tcp serve -4 7497 1
+	kill $ready $httpd
+	background_stop
+	stop
+	;;
+dt-proxy)
+	background dt-backend
+	record
+	mkdir -p /tmp/nginx
+	cp "$DT_SRCDIR/demo/nginx.conf" /tmp/nginx/
+	check "nginx (Debian's, unpacked) starts as a reverse proxy to dt-backend" \
+		"$nginx" -p /tmp/nginx/ -c nginx.conf -e /tmp/nginx/error.log
+	check "nginx listens on 8080" wait_for 60 sh -c "ss -Hltn | grep -q ':8080 '"
+	background_flows dt-backend
+	$tcp serve -4 7498 0 > /dev/null 2>&1 &
+	ready=$!
+	say "serving"
+	check "dt-client says it is done" timeout 600 $tcp serve -4 7497 1
+	kill $ready
+	"$nginx" -p /tmp/nginx/ -c nginx.conf -e /tmp/nginx/error.log -s quit
+	cp /tmp/nginx/access.log /tmp/nginx/error.log "$DT_RESULTS/" 2>/dev/null
+	background_stop
+	stop
+	;;
+dt-client)
+	background dt-proxy
+	record
+	background_flows dt-proxy
+	check "dt-proxy is serving and recording" wait_for 300 $tcp request dt-proxy 7498 ping
+	check "dt-backend is serving and recording" wait_for 300 $tcp request dt-backend 7499 ping
+	say "sending $N requests (curl, flagged) through nginx to the backend"
+	set --
+	i=0
+	while [ $i -lt $N ]; do
+		set -- "$@" -o /dev/null "http://dt-proxy:8080/data.bin?request=$i"
+		i=$((i + 1))
+	done
+	# Only this curl is flagged: add_pid on its thread, then exec.
+	flagged curl -sS -w '%{http_code} %{size_download} %{time_total}\n' "$@" \
+		> "$DT_RESULTS/curl.txt" 2> /tmp/curl.err
+	check "curl got $N answers of 65536 bytes through nginx" \
+		sh -c "[ \$(grep -c '^200 65536 ' $DT_RESULTS/curl.txt) -eq $N ]"
+	check "told dt-proxy we are done" wait_for 60 $tcp request dt-proxy 7497 done
+	check "told dt-backend we are done" wait_for 60 $tcp request dt-backend 7497 done
+	background_stop
+	stop
+	;;
+esac
+dt_finish
