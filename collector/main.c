@@ -21,13 +21,16 @@ static int usage(FILE *f)
 		"usage: dtracer COMMAND [OPTION]... (dtracer COMMAND --help)\n"
 		"  collect [-o DIR]                    run lttng-relayd here (the collector)\n"
 		"  record --collector HOST [--session NAME] [--profile minimal|default|full]\n"
-		"         [--gate global|thread|off]   stream this host's trace to HOST\n"
+		"         [--gate global|thread|off] [--slower-than DURATION]\n"
+		"                                      stream this host's trace to HOST\n"
+		"                                      (or, slower-than: snapshots of slow requests)\n"
 		"  stop [--session NAME]               stop and close that session\n"
 		"  sync [--reference HOST] DIR...      clock alignment of the traces' hosts\n"
 		"  merge -o OUT [--reference HOST] [--no-text] DIR...\n"
 		"                                      align and merge into one timeline\n"
 		"  requests [--tree ID] MERGED         the traced requests, or one's tree\n"
-		"  view -o PAGE.html MERGED            the requests as one HTML page\n"
+		"  view -o PAGE.html [--title TEXT] MERGED\n"
+		"                                      the requests as one HTML page\n"
 		"  export --format perfetto|otlp [--request ID] [-o FILE] MERGED\n"
 		"                                      Perfetto or OpenTelemetry JSON\n");
 	return f == stdout ? 0 : 2;

@@ -38,6 +38,9 @@ echo "  dt-client (curl, flagged) -> dt-proxy (nginx) -> dt-backend (python3 htt
 echo "  dt-collector (lttng-relayd); unflagged background traffic on every host"
 
 # The guests run in the background; their progress lines come here.
+for h in $hosts; do
+	rm -rf "${out:?}/$h"
+done
 vm_run "$out" "$DT_SRCDIR/demo/guest-demo.sh" $hosts &
 guests=$!
 trap 'kill $guests 2>/dev/null; wait $guests; exit 130' INT TERM HUP
@@ -92,7 +95,7 @@ echo "  requests.html: $(wc -c < "$out/requests.html") bytes, requests.perfetto.
 if command -v chromium > /dev/null; then
 	rm -rf "$out/.chromium"
 	timeout 120 chromium --headless --no-sandbox --disable-gpu \
-		--user-data-dir="$out/.chromium" --window-size=1400,900 \
+		--user-data-dir="$out/.chromium" --window-size=1400,620 \
 		--virtual-time-budget=5000 --hide-scrollbars \
 		--screenshot="$out/requests.png" "file://$out/requests.html#req=1" \
 		> /dev/null 2>&1 && echo "  requests.png: the page, as a browser shows it"
