@@ -49,6 +49,11 @@ int dt_classes_load(struct dt_classes *c)
 		c->utils, "dummy");
 	c->pretty = bt_plugin_borrow_sink_component_class_by_name_const(
 		c->text, "pretty");
+	c->dedup = dt_flt_dedup_class();
+	if (!c->dedup) {
+		fprintf(stderr, "dtracer: out of memory\n");
+		return -1;
+	}
 	if (!c->src_ctf_fs || !c->sink_ctf_fs || !c->muxer || !c->dummy ||
 	    !c->pretty) {
 		fprintf(stderr, "dtracer: babeltrace2's plugins lack a component "
@@ -64,6 +69,7 @@ void dt_classes_put(struct dt_classes *c)
 	bt_plugin_put_ref(c->ctf);
 	bt_plugin_put_ref(c->utils);
 	bt_plugin_put_ref(c->text);
+	bt_component_class_filter_put_ref(c->dedup);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -125,7 +131,7 @@ bt_graph *dt_graph_traces_data(const struct dt_classes *c,
 			       const char **bad_trace)
 {
 	bt_graph *g = bt_graph_create(0);
-	const bt_component_filter *mux, *flt = NULL;
+	const bt_component_filter *mux, *dedup, *flt = NULL;
 	const bt_component_sink *snk;
 	const bt_port_output *last;
 
@@ -155,7 +161,14 @@ bt_graph *dt_graph_traces_data(const struct dt_classes *c,
 			goto error;
 		}
 	}
-	last = filter_out(mux);
+	if (bt_graph_add_filter_component_with_initialize_method_data(g,
+			c->dedup, "dedup", NULL, c->dedup_run,
+			BT_LOGGING_LEVEL_NONE, &dedup) ||
+	    bt_graph_connect_ports(g, filter_out(mux),
+		bt_component_filter_borrow_input_port_by_index_const(dedup, 0),
+		NULL))
+		goto error;
+	last = filter_out(dedup);
 	if (filter) {
 		if (bt_graph_add_filter_component_with_initialize_method_data(
 			    g, filter, "sync", NULL, filter_data,

@@ -11,20 +11,27 @@
 #include <babeltrace2/babeltrace.h>
 #include <glib.h>
 
-/* The classes, found once in babeltrace2's plugin directories. */
+#include "flt-dedup.h"
+
+/*
+ * The classes, found once in babeltrace2's plugin directories, and our
+ * flt.dtracer.dedup. dedup_run, if set, counts the events it dropped.
+ */
 struct dt_classes {
 	const bt_plugin *ctf, *utils, *text;
 	const bt_component_class_source *src_ctf_fs;
-	const bt_component_class_filter *muxer;
+	const bt_component_class_filter *muxer, *dedup;
 	const bt_component_class_sink *sink_ctf_fs, *pretty, *dummy;
+	struct dt_flt_dedup_run *dedup_run;
 };
 
 int dt_classes_load(struct dt_classes *c);
 void dt_classes_put(struct dt_classes *c);
 
 /*
- * A graph: one src.ctf.fs per trace directory, all into a muxer, whose
- * output goes through the optional filter into the sink. NULL on error
+ * A graph: one src.ctf.fs per trace directory, all into a muxer, then
+ * flt.dtracer.dedup (overlapping snapshots of one host give each event
+ * once), whose output goes through the optional filter into the sink. NULL on error
  * (the error is the current thread's, see dt_print_error()); *bad_trace
  * then names the trace directory that failed to open, if one did.
  */

@@ -42,6 +42,7 @@ struct merge {
 	char *tmp;			/* OUT.partial-XXXXXX */
 	struct dt_classes cls;
 	struct dt_flt_sync_run run;
+	struct dt_flt_dedup_run dedup;	/* counted in the sync pass */
 	int64_t begin, end;		/* for the progress bar */
 };
 
@@ -420,8 +421,10 @@ static int merge_body(struct merge *m, const char *cmd)
 	if (m->progress)
 		fprintf(stderr, "dtracer %s: reading %u traces\n", cmd,
 			m->traces->len);
+	m->cls.dedup_run = &m->dedup;
 	if (pass_sync(m))
 		return 1;
+	m->cls.dedup_run = NULL;
 	if (m->only_sync) {
 		dt_sync_report(m->run.sync, stdout);
 		return 0;
@@ -445,6 +448,10 @@ static int merge_body(struct merge *m, const char *cmd)
 	printf("merged %llu events of %d hosts into %s/ (ctf/%s, sync.txt)\n",
 	       (unsigned long long)m->run.events, dt_sync_n_hosts(m->run.sync),
 	       m->out, m->text ? ", timeline.txt" : "");
+	if (m->dedup.dropped)
+		printf("left out %llu repeated events (in several traces of "
+		       "one host: overlapping snapshots)\n",
+		       (unsigned long long)m->dedup.dropped);
 	return 0;
 }
 

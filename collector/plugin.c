@@ -5,6 +5,7 @@
  */
 #include <babeltrace2/babeltrace.h>
 
+#include "flt-dedup.h"
 #include "flt-sync.h"
 
 BT_PLUGIN_MODULE();
@@ -28,3 +29,17 @@ BT_PLUGIN_FILTER_COMPONENT_CLASS_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD(sync,
 	dt_flt_sync_iter_init);
 BT_PLUGIN_FILTER_COMPONENT_CLASS_MESSAGE_ITERATOR_CLASS_FINALIZE_METHOD(sync,
 	dt_flt_sync_iter_finalize);
+
+BT_PLUGIN_FILTER_COMPONENT_CLASS(dedup, dt_flt_dedup_iter_next);
+BT_PLUGIN_FILTER_COMPONENT_CLASS_DESCRIPTION(dedup,
+	"Drop repeated copies of an event (same host, time, name and fields): "
+	"overlapping flight-recorder snapshots of one host, muxed");
+BT_PLUGIN_FILTER_COMPONENT_CLASS_HELP(dedup,
+	"No parameters; place it after a muxer. Example: babeltrace2 "
+	"--plugin-path=DIR SNAPSHOTS... -c flt.dtracer.dedup");
+BT_PLUGIN_FILTER_COMPONENT_CLASS_INITIALIZE_METHOD(dedup, dt_flt_dedup_init);
+BT_PLUGIN_FILTER_COMPONENT_CLASS_FINALIZE_METHOD(dedup, dt_flt_dedup_finalize);
+BT_PLUGIN_FILTER_COMPONENT_CLASS_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD(dedup,
+	dt_flt_dedup_iter_init);
+BT_PLUGIN_FILTER_COMPONENT_CLASS_MESSAGE_ITERATOR_CLASS_FINALIZE_METHOD(dedup,
+	dt_flt_dedup_iter_finalize);

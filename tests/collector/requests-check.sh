@@ -43,6 +43,24 @@ resp=$(grep -c -- '-> dt-[ab] .*(response)' "$rq"/tree-*.txt | awk -F: '$2 == 2'
 tap_result $([ "$resp" -eq "$rows" ]; echo $?) \
 	"every tree has both answers marked as responses ($resp of $rows)"
 
+# ---- a host's trace twice (what overlapping snapshots amount to): the
+# merge leaves out each repeated event, and the requests stay the same.
+twice=$out/twice
+rm -rf "$twice" "$out/twice-merged"
+cp -r "$traces" "$twice"
+src=$(ls -d "$twice"/dt-a/*/ | head -n 1)
+cp -r "$src" "${src%/}-copy"
+"$dtracer" merge --reference dt-a -o "$out/twice-merged" "$twice" > "$rq/twice.log" 2>&1
+got=$(sed -n 's/^merged \([0-9]*\) events.*/\1/p' "$rq/twice.log")
+left=$(sed -n 's/^left out \([0-9]*\) repeated.*/\1/p' "$rq/twice.log")
+want=$(sed -n 's/^merged \([0-9]*\) events.*/\1/p' "$out/merge.log")
+dta=$(babeltrace2 "$src" 2> /dev/null | wc -l)
+tap_result $([ "${got:-0}" -eq "${want:-1}" ] && [ "${left:-0}" -eq "$dta" ]; echo $?) \
+	"dt-a's trace given twice: merged ${got:-0} events (once: ${want:-?}), left out ${left:-0} (dt-a's: $dta)"
+"$dtracer" requests "$out/twice-merged" > "$rq/twice.txt" 2>&1
+cmp -s "$rq/twice.txt" "$rq/table.txt"
+tap_result $? "... and the same requests"
+
 # ---- bad input: exit status, a message naming the problem, no output.
 # bad_input DESC STATUS PATTERN OUTFILE CMD...: CMD exits STATUS, its
 # stderr matches PATTERN, OUTFILE (or a partial of it) is not there.

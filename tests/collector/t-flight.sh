@@ -10,11 +10,13 @@
 # snapshots reached the collector. The client (a manual flag, which has
 # no unflag per request) sent one snapshot, when its flag was removed at
 # the end (> 1 s): per-request ends on the client are still to come.
+# Then the collection merged: every event once, the slow requests whole.
 . "$DT_BUILDDIR/tests/vm/config.sh"
 . "$DT_SRCDIR/tests/vm/tap.sh"
 . "$DT_SRCDIR/tests/vm/vm.sh"
 
 out=$DT_BUILDDIR/tests/out/flight
+dtracer=$DT_BUILDDIR/collector/dtracer
 vm_run "$out" "$DT_SRCDIR/tests/collector/guest-flight.sh" dt-a dt-b dt-c dt-d
 vm_report "$out" dt-a dt-b dt-c dt-d
 
@@ -49,9 +51,66 @@ n=$(snapshots dt-a | wc -l)
 tap_result $([ "$n" -eq 1 ]; echo $?) \
 	"dt-a (the client, one manual flag for the whole run) sent one snapshot, at its unflag ($n)"
 
+# The snapshot collection, merged: LTTng's ring buffers are not emptied
+# by a snapshot, so a host's second snapshot repeats the first one's
+# events; merge (flt.dtracer.dedup behind its muxer) keeps each once.
+merged=$out/merged
+rm -rf "$merged"
+"$dtracer" merge -o "$merged" "$traces" > "$out/merge.log" 2>&1
+tap_result $? "dtracer merge of the snapshot collection (5 snapshots of 3 hosts)"
+tap_diag_stdin < "$out/merge.log"
+n=$(sed -n 's/^left out \([0-9]*\) repeated events.*/\1/p' "$out/merge.log")
+tap_result $([ "${n:-0}" -gt 0 ]; echo $?) \
+	"the overlapping snapshots' repeated events are left out (${n:-0})"
+# Each snapshot read alone: all their events, and the distinct ones (a
+# repeated event prints the same line, wall-clock time included).
+for s in $(find "$traces" -type d -name 'snapshot-*'); do
+	babeltrace2 --no-delta "$s" 2> /dev/null
+done > "$out/snapshots.txt"
+all=$(wc -l < "$out/snapshots.txt")
+distinct=$(sort -u "$out/snapshots.txt" | wc -l)
+got=$(sed -n 's/^merged \([0-9]*\) events.*/\1/p' "$out/merge.log")
+tap_result $([ "${got:-0}" -eq "$distinct" ] && [ "$((got + ${n:-0}))" -eq "$all" ]; echo $?) \
+	"merged: every distinct event of the snapshots once (${got:-0} of $distinct distinct, $all in all)"
+d=$(sort "$merged/timeline.txt" | uniq -d | wc -l)
+tap_result $([ "$d" -eq 0 ] && [ "$all" -gt "$distinct" ]; echo $?) \
+	"no event twice in the merged timeline ($d)"
+"$dtracer" requests "$merged" > "$out/requests.txt" 2>&1
+tap_result $? "dtracer requests on the merged snapshots"
+tap_diag_stdin < "$out/requests.txt"
+# Rows: ID START DURATION UNIT HOSTS SPANS ...: the two slow ones, whole.
+slow_rows=$(awk '$1 ~ /^[0-9]+$/ && $4 == "s" && $3 >= 2' "$out/requests.txt")
+n=$(echo "$slow_rows" | grep -c .)
+whole=$(echo "$slow_rows" | awk '$5 == 3 && $6 == 3' | grep -c .)
+tap_result $([ "$n" -eq $slow ] && [ "$whole" -eq $slow ]; echo $?) \
+	"the $slow slow requests (2 s), each whole: 3 hosts, 3 spans ($whole of $n)"
+bad=0
+for id in $(echo "$slow_rows" | awk '{ print $1 }'); do
+	"$dtracer" requests --tree "$id" "$merged" > "$out/tree-$id.txt" 2>&1
+	spans=$(awk '/^ *dt-[a-z]+ [^ ]+\[[0-9]+\]  \+/ && !/ -> / {
+		match($0, /^ */); p = $2; sub(/\[.*/, "", p)
+		printf "%s%d:%s:%s", sep, RLENGTH / 2, $1, p; sep = " " }' "$out/tree-$id.txt")
+	[ "$spans" = "0:dt-a:bash 1:dt-b:socat 2:dt-c:dt-tcp" ] ||
+		{ bad=$((bad + 1)); tap_diag "request $id: $spans"; }
+	grep -q 'syscalls' "$out/tree-$id.txt" || bad=$((bad + 1))
+done
+tap_result $([ "$n" -gt 0 ] && [ "$bad" -eq 0 ]; echo $?) \
+	"each slow request's tree: dt-a bash -> dt-b socat -> dt-c dt-tcp, with its kernel summary ($bad not)"
+"$dtracer" view -o "$out/slow.html" "$merged" > /dev/null 2>&1
+tap_result $? "dtracer view of the merged snapshots"
+# The filter as babeltrace2 users get it, from dtracer's plugin.
+plugins=$DT_BUILDDIR/collector/.libs
+babeltrace2 --plugin-path="$plugins" --no-delta "$traces" -c flt.dtracer.dedup \
+	> "$out/plugin.txt" 2> "$out/plugin.err"
+tap_result $([ $? = 0 ] && [ "$(wc -l < "$out/plugin.txt")" -eq "$distinct" ]; echo $?) \
+	"babeltrace2 -c flt.dtracer.dedup (dtracer's plugin) reads the snapshots: $(wc -l < "$out/plugin.txt") events"
+babeltrace2 --plugin-path="$plugins" "$traces" -c flt.dtracer.dedup -p 'x=1' \
+	> /dev/null 2> "$out/plugin.err"
+tap_result $([ $? != 0 ] && grep -q "takes no parameters" "$out/plugin.err"; echo $?) \
+	"flt.dtracer.dedup refuses parameters, and says so"
+
 # --slower-than's values, on this host (no dtracer.ko here: a value that
 # parses gets as far as that check).
-dtracer=$DT_BUILDDIR/collector/dtracer
 for bad in 0ms 5 -1s 1.5 10m ms 1e30s; do
 	"$dtracer" record --collector dt-d --slower-than "$bad" > /dev/null 2> "$out/bad.err"
 	st=$?
