@@ -1,0 +1,90 @@
+#!/bin/sh
+# make install DESTDIR=...: the command, its man page, the babeltrace2
+# plugin, dtracer.ko, every module of the fork and the probe module in
+# their places; the depmod.d override makes depmod take the fork's LTTng
+# modules over a same-named copy under updates/dkms/ (what Debian's
+# lttng-modules-dkms installs); make uninstall leaves no file behind.
+. "$DT_BUILDDIR/tests/vm/config.sh"
+. "$DT_SRCDIR/tests/vm/tap.sh"
+
+out=$DT_BUILDDIR/tests/out/install
+rel=$DT_KERNEL_RELEASE
+rm -rf "$out"
+mkdir -p "$out"
+d=$out/destdir
+
+make -C "$DT_BUILDDIR" install DESTDIR="$d" > "$out/install.log" 2>&1
+tap_result $? "make install DESTDIR=..."
+tail -n 3 "$out/install.log" | tap_diag_stdin
+grep -q "run \`depmod -a $rel\` on the target" "$out/install.log"
+tap_result $? "with a DESTDIR, depmod is left to the target, and said"
+
+mods=$d/lib/modules/$rel/extra/dtracer
+built=$(find "$DT_BUILDDIR/lttng-modules/build/src" -name '*.ko' | wc -l)
+got=$(find "$mods/lttng" -name '*.ko' | wc -l)
+tap_result $([ -f "$mods/dtracer.ko" ] && [ -f "$mods/lttng/lttng-tracer.ko" ] &&
+	[ -f "$mods/lttng/lttng-dtracer-gate.ko" ] &&
+	[ -f "$mods/lttng/lttng-probe-dtracer.ko" ] && [ "$got" -eq $((built + 1)) ]; echo $?) \
+	"modules in lib/modules/$rel/extra/dtracer: dtracer.ko, the fork's $built and the probe module ($got in lttng/)"
+cmp -s "$mods/dtracer.ko" "$DT_BUILDDIR/dtracer/dtracer.ko"
+tap_result $? "... the ones built here"
+
+bin=$(find "$d" -path '*/bin/dtracer' -type f)
+"$bin" --help > "$out/help.txt" 2>&1
+tap_result $([ -n "$bin" ] && grep -q '^usage: dtracer COMMAND' "$out/help.txt"; echo $?) \
+	"the dtracer command: ${bin#"$d"}"
+
+man1=$(find "$d" -path '*/man1/dtracer.1' -type f)
+LC_ALL=C.UTF-8 MANWIDTH=80 man -l "$man1" > "$out/man.txt" 2> "$out/man.err"
+warn=$(groff -man -ww -z "$man1" 2>&1 | wc -l)
+tap_result $([ -n "$man1" ] && [ -s "$out/man.txt" ] && [ "$warn" -eq 0 ]; echo $?) \
+	"the man page: ${man1#"$d"}, renders with no groff warning ($warn)"
+# Every command `dtracer --help` names has its entry in the page.
+missing=
+for c in $(awk '/^  [a-z]+ / { print $1 }' "$out/help.txt"); do
+	grep -q "^       $c\b" "$out/man.txt" || missing="$missing $c"
+done
+tap_result $([ -z "$missing" ] && grep -q 'slower-than' "$out/man.txt"; echo $?) \
+	"the man page describes every command of --help (missing:${missing:- none})"
+
+so=$(find "$d" -name babeltrace-plugin-dtracer.so)
+babeltrace2 --plugin-path="$(dirname "${so:-/nonexistent/x}")" list-plugins > "$out/plugins.txt" 2>&1
+tap_result $([ -n "$so" ] && grep -q 'filter.dtracer.sync' "$out/plugins.txt" &&
+	grep -q 'filter.dtracer.dedup' "$out/plugins.txt"; echo $?) \
+	"the babeltrace2 plugin: ${so#"$d"}, with flt.dtracer.sync and flt.dtracer.dedup"
+
+conf=$d/etc/depmod.d/dtracer.conf
+tap_result $(grep -q "^override lttng-tracer $rel extra/dtracer/lttng$" "$conf" 2>/dev/null; echo $?) \
+	"etc/depmod.d/dtracer.conf overrides lttng-tracer for $rel"
+
+# depmod on a copy of this kernel's module tree, with our modules and a
+# stand-in for lttng-modules-dkms's: which lttng-tracer.ko does it pick?
+root=$out/root
+tree=$root/lib/modules/$rel
+mkdir -p "$tree/updates/dkms" "$root/nodepmod"
+cp -al "$DT_KERNEL_MODULES/kernel" "$tree/kernel" 2> /dev/null ||
+	cp -a "$DT_KERNEL_MODULES/kernel" "$tree/kernel"
+for f in modules.order modules.builtin modules.builtin.modinfo; do
+	[ -f "$DT_KERNEL_MODULES/$f" ] && cp "$DT_KERNEL_MODULES/$f" "$tree/"
+done
+cp -a "$d/lib/modules/$rel/extra" "$tree/"
+cp "$mods/lttng/lttng-tracer.ko" "$tree/updates/dkms/"
+# picked CONFDIR: the path modules.dep gives lttng-tracer
+picked() {
+	depmod -b "$root" -C "$1" "$rel" 2> "$out/depmod.err" &&
+		sed -n 's|^\([^:]*/lttng-tracer\.ko\):.*|\1|p' "$tree/modules.dep"
+}
+p=$(picked "$root/nodepmod")
+tap_result $([ "$p" = updates/dkms/lttng-tracer.ko ]; echo $?) \
+	"without the override, depmod picks updates/dkms's lttng-tracer ($p)"
+p=$(picked "$d/etc/depmod.d")
+tap_result $([ "$p" = extra/dtracer/lttng/lttng-tracer.ko ]; echo $?) \
+	"with it, the fork's ($p)"
+rm -rf "$root"
+
+make -C "$DT_BUILDDIR" uninstall DESTDIR="$d" > "$out/uninstall.log" 2>&1
+tap_result $? "make uninstall DESTDIR=..."
+left=$(find "$d" ! -type d | wc -l)
+tap_result $([ "$left" -eq 0 ]; echo $?) "make uninstall leaves no file behind ($left)"
+find "$d" ! -type d | head -n 5 | tap_diag_stdin
+tap_done
