@@ -3,7 +3,10 @@
 # plugin, dtracer.ko, every module of the fork and the probe module in
 # their places; the depmod.d override makes depmod take the fork's LTTng
 # modules over a same-named copy under updates/dkms/ (what Debian's
-# lttng-modules-dkms installs); make uninstall leaves no file behind.
+# lttng-modules-dkms installs); DKMS builds every module from the
+# installed source tree (in scratch DKMS trees: nothing registered on
+# this machine); make uninstall leaves no file behind. Modules go under
+# DESTDIR + configure's --with-module-root (distcheck sets one).
 . "$DT_BUILDDIR/tests/vm/config.sh"
 . "$DT_SRCDIR/tests/vm/tap.sh"
 
@@ -19,7 +22,8 @@ tail -n 3 "$out/install.log" | tap_diag_stdin
 grep -q "run \`depmod -a $rel\` on the target" "$out/install.log"
 tap_result $? "with a DESTDIR, depmod is left to the target, and said"
 
-mods=$d/lib/modules/$rel/extra/dtracer
+mroot=$d$DT_MODULE_ROOT
+mods=$mroot/lib/modules/$rel/extra/dtracer
 built=$(find "$DT_BUILDDIR/lttng-modules/build/src" -name '*.ko' | wc -l)
 got=$(find "$mods/lttng" -name '*.ko' | wc -l)
 tap_result $([ -f "$mods/dtracer.ko" ] && [ -f "$mods/lttng/lttng-tracer.ko" ] &&
@@ -53,7 +57,7 @@ tap_result $([ -n "$so" ] && grep -q 'filter.dtracer.sync' "$out/plugins.txt" &&
 	grep -q 'filter.dtracer.dedup' "$out/plugins.txt"; echo $?) \
 	"the babeltrace2 plugin: ${so#"$d"}, with flt.dtracer.sync and flt.dtracer.dedup"
 
-conf=$d/etc/depmod.d/dtracer.conf
+conf=$mroot/etc/depmod.d/dtracer.conf
 tap_result $(grep -q "^override lttng-tracer $rel extra/dtracer/lttng$" "$conf" 2>/dev/null; echo $?) \
 	"etc/depmod.d/dtracer.conf overrides lttng-tracer for $rel"
 
@@ -67,7 +71,7 @@ cp -al "$DT_KERNEL_MODULES/kernel" "$tree/kernel" 2> /dev/null ||
 for f in modules.order modules.builtin modules.builtin.modinfo; do
 	[ -f "$DT_KERNEL_MODULES/$f" ] && cp "$DT_KERNEL_MODULES/$f" "$tree/"
 done
-cp -a "$d/lib/modules/$rel/extra" "$tree/"
+cp -a "$mroot/lib/modules/$rel/extra" "$tree/"
 cp "$mods/lttng/lttng-tracer.ko" "$tree/updates/dkms/"
 # picked CONFDIR: the path modules.dep gives lttng-tracer
 picked() {
@@ -77,10 +81,41 @@ picked() {
 p=$(picked "$root/nodepmod")
 tap_result $([ "$p" = updates/dkms/lttng-tracer.ko ]; echo $?) \
 	"without the override, depmod picks updates/dkms's lttng-tracer ($p)"
-p=$(picked "$d/etc/depmod.d")
+p=$(picked "$mroot/etc/depmod.d")
 tap_result $([ "$p" = extra/dtracer/lttng/lttng-tracer.ko ]; echo $?) \
 	"with it, the fork's ($p)"
 rm -rf "$root"
+
+# DKMS: the source tree make install left, built by dkms for this kernel
+# (sign_file unset to a missing tool: no signing, no key made here).
+src=$mroot/usr/src/dtracer-$DT_VERSION
+n=$(grep -c '^BUILT_MODULE_NAME' "$src/dkms.conf" 2>/dev/null)
+tap_result $([ "${n:-0}" -eq $((built + 2)) ] && [ -f "$src/dkms.mk" ] &&
+	[ -f "$src/lttng-modules/src/lttng-dtracer-gate.c" ]; echo $?) \
+	"the DKMS source tree: dkms.conf names the $((built + 2)) modules, with the patched fork (${n:-0})"
+if command -v dkms > /dev/null; then
+	dk=$out/dkms
+	mkdir -p "$dk"
+	( cd "$out" &&
+	  dkms add -m dtracer -v "$DT_VERSION" --sourcetree "$mroot/usr/src" \
+		--dkmstree "$dk" &&
+	  sign_file=/nonexistent dkms build -m dtracer -v "$DT_VERSION" -k "$rel" \
+		--kernelsourcedir "$DT_KERNEL_BUILD" --sourcetree "$mroot/usr/src" \
+		--dkmstree "$dk" ) > "$out/dkms.log" 2>&1
+	tap_result $? "dkms add and dkms build for $rel"
+	tail -n 3 "$out/dkms.log" | tap_diag_stdin
+	m=$dk/dtracer/$DT_VERSION/$rel/x86_64/module
+	got=$(ls "$m" 2> /dev/null | grep -c '\.ko')
+	vm=$(modinfo -F vermagic "$m/dtracer.ko" 2> /dev/null | cut -d' ' -f1)
+	tap_result $([ "$got" -eq $((built + 2)) ] && [ "$vm" = "$rel" ]; echo $?) \
+		"DKMS built every module ($got of $((built + 2))) for $rel (${vm:-no vermagic})"
+	rm -rf "$dk"
+else
+	for t in "dkms add and dkms build" "DKMS built every module"; do
+		tap_count=$((tap_count + 1))
+		echo "ok $tap_count - $t # SKIP dkms is not installed (Debian package: dkms)"
+	done
+fi
 
 make -C "$DT_BUILDDIR" uninstall DESTDIR="$d" > "$out/uninstall.log" 2>&1
 tap_result $? "make uninstall DESTDIR=..."
