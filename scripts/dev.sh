@@ -1,7 +1,9 @@
 #!/bin/sh
 # The README's set-up commands, as root on Debian 12:
 #
-#   sh scripts/dev.sh check   install what is missing, build, run all tests
+#   sh scripts/dev.sh check   install what is missing, build, run all tests,
+#                             then make distcheck (the tarball builds and
+#                             installs from a read-only source tree)
 #   sh scripts/dev.sh demo    install what is missing, build, run the demo
 #
 # Both are idempotent: a second run rebuilds only what changed.
@@ -18,3 +20,6 @@ sh scripts/deps.sh
 [ -f Makefile ] || ./configure
 make -j"$(nproc)"
 make "$1"
+if [ "$1" = check ]; then
+	make distcheck
+fi
