@@ -5,9 +5,17 @@
 # repeated; medians, the ratio of each to "no session" (median and
 # quartiles of the per-round ratios), and the trace size each session
 # wrote.
+#
+# Knobs (bench/guest-flight.sh sets them): DT_BENCH_SETUPS, the set-ups
+# to compare; DT_BENCH_FLAGGED=1, flagged requests running beside the
+# workload the whole time (a flagged client asking a local server every
+# 50 ms: propagation, unflags, the trigger's condition checked);
+# DT_BENCH_TABLE, the result file's name.
 sys=/sys/distributed-tracer
 bytes=${DT_BENCH_BYTES:-200000}
 rounds=${DT_BENCH_ROUNDS:-15}
+setups=${DT_BENCH_SETUPS:-none stock thread global}
+table=${DT_BENCH_TABLE:-gate.txt}
 
 modprobe dtracer || exit 1
 echo 1 > $sys/probe || exit 1
@@ -32,19 +40,47 @@ start() {
 	stock) echo off > $sys/gate ;;
 	thread) echo thread > $sys/gate ;;
 	global) echo global > $sys/gate ;;
+	snapshot) echo off > $sys/gate ;;
+	armed) echo thread > $sys/gate ;;
 	esac
-	lttng create "$1" --output="/tmp/bench-$1" > /dev/null &&
-		lttng enable-event -k -a > /dev/null &&
+	case $1 in
+	snapshot | armed)
+		# The flight recorder: ring buffers in memory, a snapshot only
+		# when a trigger fires (armed: dtracer record --slower-than's
+		# set-up, a threshold no request here reaches).
+		lttng create "$1" --snapshot --output="/tmp/bench-$1" > /dev/null &&
+			lttng enable-event -k -a > /dev/null || return 1
+		if [ "$1" = armed ]; then
+			lttng add-trigger --name "bench-$1" \
+				--condition=event-rule-matches --type=kernel \
+				--name=dtracer_unflag --filter='duration_ns >= 10000000000' \
+				--action=snapshot-session "$1" > /dev/null || return 1
+		fi
 		lttng start "$1" > /dev/null
+		;;
+	*)
+		lttng create "$1" --output="/tmp/bench-$1" > /dev/null &&
+			lttng enable-event -k -a > /dev/null &&
+			lttng start "$1" > /dev/null
+		;;
+	esac
 }
 
 stop() {
 	[ "$1" = none ] && return 0
+	[ "$1" = armed ] && lttng remove-trigger "bench-$1" > /dev/null
 	lttng stop "$1" > /dev/null
 	lttng destroy "$1" > /dev/null
 }
 
-setups="none stock thread global"
+if [ "${DT_BENCH_FLAGGED:-0}" = 1 ]; then
+	tcp=$DT_BUILDDIR/tests/tools/dt-tcp
+	$tcp serve 7000 0 > /dev/null 2>&1 &
+	wait_for 60 $tcp request 127.0.0.1 7000 ping || exit 1
+	sh -c 'echo $$ > '$sys'/add_pid || exit 1
+		while :; do '$tcp' request 127.0.0.1 7000 ping > /dev/null; sleep 0.05; done' &
+	flagged_loop=$!
+fi
 # Each round runs every set-up once, starting from a different one, and
 # its ratios are taken to that round's own "none": drifts of the host
 # (TCG runs on whatever the host has left) hit a round's runs alike.
@@ -79,6 +115,7 @@ done
 		set -- $(stats /tmp/ns.$s) $(stats /tmp/ratio.$s) $(stats /tmp/cpu.$s) $(stats /tmp/cratio.$s)
 		size=0
 		[ -d /tmp/bench-$s ] && size=$(du -sb /tmp/bench-$s | cut -f1)
+		[ $s = snapshot ] || [ $s = armed ] && size=in-memory
 		printf '%-7s %8d %6.3f %6.3f-%-6.3f %8d %6.3f %6.3f-%-6.3f %11s\n' $s \
 			$(($1 / 1000000)) $4 $5 $6 $(($7 * 10)) ${10} ${11} ${12} $size
 	done
@@ -86,5 +123,16 @@ done
 	echo "$rounds rounds, each running every set-up once (rotating order); ratios: per round, to that round's 'none',"
 	echo "median and quartiles; cpu: user + system time charged to the workload (10 ms ticks)"
 	echo "setups: none = no session; stock = lttng enable-event -k -a (all tracepoints and syscalls), gate off;"
-	echo "        thread = the same session, gate thread, no flagged thread; global = gate global, nothing flagged"
-} | tee "$DT_RESULTS/gate.txt"
+	case $setups in
+	*armed*)
+		echo "        snapshot = lttng create --snapshot, enable-event -k -a, gate off (ring buffers in memory);"
+		echo "        armed = the same with gate thread and a trigger on dtracer_unflag duration_ns >= 10 s"
+		echo "        (dtracer record --slower-than's set-up); beside the workload, a flagged client asks a"
+		echo "        local server every 50 ms in every set-up: $(awk '$1 == "propagations" { print $2 }' $sys/stats) propagations, $(awk '$1 == "unflags" { print $2 }' $sys/stats) unflags"
+		;;
+	*)
+		echo "        thread = the same session, gate thread, no flagged thread; global = gate global, nothing flagged"
+		;;
+	esac
+} | tee "$DT_RESULTS/$table"
+[ -z "${flagged_loop:-}" ] || kill "$flagged_loop"
