@@ -271,6 +271,10 @@ static void print_summary(const struct dt_sync *s, FILE *f)
 				ft->quality == DT_SYNC_APPROX ?
 				" if no drift" : "");
 		}
+		if (p->net_left_out)
+			fprintf(f, " (%zu samples of LTTng's net events left "
+				"out: with them no clock map fits)",
+				p->net_left_out);
 		fputc('\n', f);
 	}
 	for (int i = 0; i < dt_sync_n_hosts(s); i++) {

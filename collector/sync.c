@@ -171,6 +171,10 @@ static gint by_start(gconstpointer a, gconstpointer b)
 struct pair_acc {
 	struct dt_hull_pair *hull;
 	long double lo0, hi0;
+	/* the same from dtracer's marks alone (no net event on either side) */
+	struct dt_hull_pair *marks;
+	long double mlo0, mhi0;
+	size_t n_net;
 };
 
 static void pair_acc_free(gpointer p)
@@ -178,6 +182,7 @@ static void pair_acc_free(gpointer p)
 	struct pair_acc *acc = p;
 
 	dt_hull_pair_free(acc->hull);
+	dt_hull_pair_free(acc->marks);
 	g_free(acc);
 }
 
@@ -189,10 +194,11 @@ static struct pair_acc *pair_of_hosts(GHashTable *pairs, int n, int a, int b)
 	if (!p) {
 		p = g_new0(struct pair_acc, 1);
 		p->hull = dt_hull_pair_new();
-		p->lo0 = -INFINITY;
-		p->hi0 = INFINITY;
-		if (!p->hull) {
-			g_free(p);
+		p->marks = dt_hull_pair_new();
+		p->lo0 = p->mlo0 = -INFINITY;
+		p->hi0 = p->mhi0 = INFINITY;
+		if (!p->hull || !p->marks) {
+			pair_acc_free(p);
 			return NULL;
 		}
 		g_hash_table_insert(pairs, key, p);
@@ -200,15 +206,26 @@ static struct pair_acc *pair_of_hosts(GHashTable *pairs, int n, int a, int b)
 	return p;
 }
 
-static int pair_add(struct pair_acc *p, int ab, int64_t send, int64_t recv)
+static int pair_add(struct pair_acc *p, int ab, int64_t send, int64_t recv,
+		    int net)
 {
 	long double d = ab ? (long double)send - recv : (long double)recv - send;
+	int err;
 
 	if (ab && d > p->lo0)
 		p->lo0 = d;
 	if (!ab && d < p->hi0)
 		p->hi0 = d;
-	return dt_hull_add(p->hull, ab ? DT_HULL_AB : DT_HULL_BA, send, recv);
+	err = dt_hull_add(p->hull, ab ? DT_HULL_AB : DT_HULL_BA, send, recv);
+	if (err || net) {
+		p->n_net += !err;
+		return err;
+	}
+	if (ab && d > p->mlo0)
+		p->mlo0 = d;
+	if (!ab && d < p->mhi0)
+		p->mhi0 = d;
+	return dt_hull_add(p->marks, ab ? DT_HULL_AB : DT_HULL_BA, send, recv);
 }
 
 /*
@@ -262,7 +279,8 @@ static int match_flow(struct dt_sync *s, struct flow *f, GHashTable *hulls)
 		p = pair_of_hosts(hulls, n, a, b);
 		if (!p)
 			return -ENOMEM;
-		err = pair_add(p, best->host == a, best->t, r->t);
+		err = pair_add(p, best->host == a, best->t, r->t,
+			       best->net || r->net);
 		if (err)
 			return err;	/* -ENOMEM, or -ERANGE: times 73 years apart */
 	}
@@ -431,14 +449,28 @@ static int fit_pairs(struct dt_sync *s, GHashTable *hulls)
 
 			p.half_width = INFINITY;
 			if (h) {
+				long double lo0 = h->lo0, hi0 = h->hi0;
+
 				dt_hull_fit(h->hull, &p.fit);
+				if (p.fit.quality == DT_SYNC_FAIL && h->n_net) {
+					struct dt_sync_fit m;
+
+					/* see net_left_out in sync.h */
+					dt_hull_fit(h->marks, &m);
+					if (m.quality >= DT_SYNC_APPROX) {
+						p.fit = m;
+						p.net_left_out = h->n_net;
+						lo0 = h->mlo0;
+						hi0 = h->mhi0;
+					}
+				}
 				p.half_width = (p.fit.offset_hi -
 						p.fit.offset_lo) / 2;
 				/* approximate, no drift assumed: its range */
 				if (p.fit.quality == DT_SYNC_APPROX &&
-				    p.fit.drift == 0 && h->lo0 <= h->hi0 &&
-				    isfinite(h->hi0 - h->lo0))
-					p.half_width = (h->hi0 - h->lo0) / 2;
+				    p.fit.drift == 0 && lo0 <= hi0 &&
+				    isfinite(hi0 - lo0))
+					p.half_width = (hi0 - lo0) / 2;
 			} else {
 				p.fit.quality = DT_SYNC_ABSENT;
 				p.fit.offset = p.fit.drift = NAN;
@@ -535,7 +567,8 @@ void dt_sync_report(const struct dt_sync *s, FILE *f)
 		(unsigned long long)s->matched_net,
 		(unsigned long long)s->unmatched);
 	fprintf(f, "# pair A B QUALITY samples N_AB N_BA anchor_ns T "
-		"offset_ns O [LO HI] drift_ppm D [LO HI] halfwidth_ns W   "
+		"offset_ns O [LO HI] drift_ppm D [LO HI] halfwidth_ns W "
+		"net_left_out L   "
 		"(t_A = t_B + O + D * (t_B - T); approximate: W assumes D = 0)\n");
 	for (int i = 0; i < dt_sync_n_pairs(s); i++) {
 		const struct dt_sync_pair *p = dt_sync_pair(s, i);
@@ -543,12 +576,12 @@ void dt_sync_report(const struct dt_sync *s, FILE *f)
 
 		fprintf(f, "pair %s %s %s samples %zu %zu anchor_ns %lld "
 			"offset_ns %.1Lf [%.1Lf %.1Lf] drift_ppm %.4Lf [%.4Lf %.4Lf] "
-			"halfwidth_ns %.1Lf\n",
+			"halfwidth_ns %.1Lf net_left_out %zu\n",
 			host_at(s, p->a)->name, host_at(s, p->b)->name,
 			dt_sync_quality_name(ft->quality), ft->n_ab, ft->n_ba,
 			(long long)ft->anchor, ft->offset, ft->offset_lo,
 			ft->offset_hi, ft->drift * 1e6L, ft->drift_lo * 1e6L,
-			ft->drift_hi * 1e6L, p->half_width);
+			ft->drift_hi * 1e6L, p->half_width, p->net_left_out);
 	}
 	fprintf(f, "# host H QUALITY via V anchor_ns T offset_ns O drift_ppm D "
 		"uncertainty_ns U   (t_ref = t_H + O + D * (t_H - T))\n");

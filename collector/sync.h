@@ -65,6 +65,14 @@ struct dt_sync_pair {
 	 * the range with no drift. Infinite if open.
 	 */
 	long double half_width;
+	/*
+	 * Samples from LTTng's net events left out: all the samples together
+	 * admitted no clock map (a net event can miss a segment's first
+	 * transmission: with the gate at `thread` a retransmission from a
+	 * timer may be the only send recorded, after the receive), and
+	 * dtracer's own marks (recorded for every transmission) alone did.
+	 */
+	size_t net_left_out;
 };
 
 struct dt_sync;

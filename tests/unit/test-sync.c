@@ -276,6 +276,48 @@ static void contradiction(void)
 	dt_sync_free(s);
 }
 
+/*
+ * The gate at `thread` recorded only a retransmission's net event, sent
+ * from a timer after the first copy arrived: with it no map fits; the
+ * marks alone do, and the net samples are counted as left out.
+ */
+static void net_late_retransmission(void)
+{
+	int idx[3];
+	struct dt_sync *s = chain(30, idx);
+	struct conn x;
+	struct dt_mark m;
+	long double t = T0 + 2.5e9L;
+	const struct dt_sync_pair *ab = NULL;
+
+	conn_init(&x, 0, 1, 44000, 8001);
+	m = x.fwd;
+	m.end_seq = m.seq + 300;
+	dt_sync_add_segment(s, idx[1], 0, &m, host_time(1, t + 80000), 1);
+	dt_sync_add_segment(s, idx[0], 1, &m, host_time(0, t + 2e8L), 1);
+	ok(dt_sync_solve(s, "dt-a") == 0, "solved");
+	for (int i = 0; i < dt_sync_n_pairs(s); i++)
+		if (dt_sync_pair(s, i)->a == idx[0] && dt_sync_pair(s, i)->b == idx[1])
+			ab = dt_sync_pair(s, i);
+	ok(ab && ab->fit.quality == DT_SYNC_ACCURATE && ab->net_left_out == 1 &&
+	   recovers(s, idx[1], t),
+	   "a net sample no map fits is left out, the marks' map kept (%s, %zu left out)",
+	   ab ? dt_sync_quality_name(ab->fit.quality) : "no pair",
+	   ab ? ab->net_left_out : (size_t)0);
+	dt_sync_free(s);
+	/* The same sample from dtracer's marks: a real contradiction. */
+	s = chain(30, idx);
+	m = x.fwd;
+	m.end_seq = m.seq + 300;
+	dt_sync_add_mark(s, idx[1], 0, &m, host_time(1, t + 80000));
+	dt_sync_add_mark(s, idx[0], 1, &m, host_time(0, t + 2e8L));
+	ok(dt_sync_solve(s, "dt-a") == 0 &&
+	   dt_sync_host(s, idx[1])->quality == DT_SYNC_FAIL,
+	   "... while marks that contradict still fail (%s)",
+	   dt_sync_quality_name(dt_sync_host(s, idx[1])->quality));
+	dt_sync_free(s);
+}
+
 static void few(void)
 {
 	int idx[3];
@@ -297,6 +339,7 @@ static void few(void)
 int main(void)
 {
 	chain3();
+	net_late_retransmission();
 	unmatched_and_loopback();
 	retransmission();
 	net_segments();
