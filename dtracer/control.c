@@ -107,7 +107,7 @@ static ssize_t inherit_store(struct kobject *kobj, struct kobj_attribute *attr,
 }
 
 #define DT_MAX_THREADS_LIMIT 65536
-#define DT_MAX_SOCKETS_LIMIT 1048576
+#define DT_MAX_SOCKETS_LIMIT 65536
 
 /* A table limit: a number from 1 to max. */
 static ssize_t dt_store_limit(const char *buf, size_t count, unsigned int max,

@@ -49,6 +49,7 @@ enum dt_stat {
 	DT_STAT_INHERITS,		/* threads flagged at fork/clone */
 	DT_STAT_UNFLAGS,		/* flags dropped, for any reason */
 	DT_STAT_RESPONSES,		/* ... of which: response sent */
+	DT_STAT_ANSWERS,		/* answers read by clients */
 	DT_STAT_DROP_THREADS,		/* flags not set: thread table full */
 	DT_STAT_DROP_SOCKETS,		/* sockets not followed: table full */
 	DT_STAT_DROP_RANGES,		/* marked ranges lost: socket's set full */
@@ -91,10 +92,13 @@ enum dt_unflag {
 struct dt_sender {
 	pid_t tid, pid;
 	enum dt_reason reason;
+	bool client;			/* flagged for no request of its own */
 };
 
 extern unsigned int dt_max_threads;
 extern bool dt_inherit;
+#define DT_HINT_BITS 10
+extern unsigned long dt_flags_hint[];
 void dt_flags_exit(void);
 bool dt_flagged(const struct task_struct *task);
 bool dt_flag_sender(const struct task_struct *task, struct dt_sender *by);
@@ -123,6 +127,8 @@ struct dt_sock {
 	const struct task_struct *writer; /* writing marked bytes now */
 	u32 writer_start;		/* ... from this sequence number */
 	struct dt_sender sender;	/* the last flagged writer */
+	const struct task_struct *asker; /* a client awaiting an answer */
+	u64 asked_at;			/* ... since (monotonic ns) */
 	struct rcu_head rcu;
 };
 
@@ -175,6 +181,8 @@ void dt_event_mark_recv(const struct sk_buff *skb, u8 pf,
 void dt_event_flag(struct task_struct *task, enum dt_reason reason,
 		   pid_t parent, const struct dt_tuple *request);
 void dt_event_unflag(struct task_struct *task, enum dt_unflag reason,
+		     u64 duration_ns, bool request);
+void dt_event_answer(struct task_struct *task, const struct sock *sk,
 		     u64 duration_ns);
 
 /* control.c: /sys/distributed-tracer/. */

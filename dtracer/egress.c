@@ -23,6 +23,10 @@
  *    (the writer, unless another flagged thread wrote since).
  * 3. Response: a thread flagged by a request (propagated or inherited)
  *    that writes on the request's socket is unflagged after the write.
+ * 4. A client's request (a thread flagged for no request of its own,
+ *    writing on a socket with no request of its pending) starts: the
+ *    socket's entry keeps the writer and the time, and ingress fires
+ *    dtracer_answer when that thread reads marked bytes on the socket.
  */
 #include "dtracer.h"
 
@@ -34,6 +38,7 @@
 #include <linux/netfilter_ipv6.h>
 #include <linux/skbuff.h>
 #include <linux/tcp.h>
+#include <linux/timekeeping.h>
 #include <net/checksum.h>
 #include <net/ipv6.h>
 #include <net/net_namespace.h>
@@ -90,6 +95,11 @@ static void dt_send_begin(struct sock *sk, const struct dt_sender *by)
 		ds->writer = current;
 		ds->writer_start = seq;
 		ds->sender = *by;
+		/* A client's request starts: ingress ends it at the answer. */
+		if (by->client && !ds->asker) {
+			ds->asker = current;
+			ds->asked_at = ktime_get_ns();
+		}
 	}
 	if (flagged != tail_marked)
 		dt_close_tail(sk);

@@ -93,10 +93,24 @@ void dt_event_flag(struct task_struct *task, enum dt_reason reason,
 }
 
 void dt_event_unflag(struct task_struct *task, enum dt_unflag reason,
-		     u64 duration_ns)
+		     u64 duration_ns, bool request)
 {
 	if (!trace_dtracer_unflag_enabled())
 		return;
 	trace_dtracer_unflag(task_pid_nr(task), task_tgid_nr(task), reason,
+			     duration_ns, request);
+}
+
+void dt_event_answer(struct task_struct *task, const struct sock *sk,
+		     u64 duration_ns)
+{
+	struct dtracer_addrs a;
+	struct dt_tuple t;
+
+	if (!trace_dtracer_answer_enabled())
+		return;
+	dt_tuple_from_sock(&t, sk);
+	dt_addrs_from_peer(&a, &t);
+	trace_dtracer_answer(task_pid_nr(task), task_tgid_nr(task), &a,
 			     duration_ns);
 }

@@ -16,6 +16,7 @@
  */
 #include "dtracer.h"
 
+#include <linux/hash.h>
 #include <linux/hashtable.h>
 #include <linux/pid.h>
 #include <linux/rculist.h>
@@ -37,11 +38,38 @@ struct dt_flag {
 	struct rcu_head rcu;
 };
 
-#define DT_FLAGS_BITS 10
+#define DT_FLAGS_BITS 12
 
 static DEFINE_HASHTABLE(dt_flags, DT_FLAGS_BITS);
 static DEFINE_SPINLOCK(dt_flags_lock);
 static unsigned int dt_nflags;		/* under dt_flags_lock */
+
+/*
+ * The gate's hint (gate.c): bit hash_ptr(task, DT_HINT_BITS) is set while
+ * some flagged task hashes there, so a clear bit says "not flagged"
+ * without a lookup. Counts per bit under dt_flags_lock; the bits are read
+ * locklessly by the fork.
+ */
+DECLARE_BITMAP(dt_flags_hint, 1 << DT_HINT_BITS);
+static unsigned int dt_hint_users[1 << DT_HINT_BITS];
+
+static void dt_hint_get(const struct task_struct *task)
+{
+	unsigned int b = hash_ptr(task, DT_HINT_BITS);
+
+	lockdep_assert_held(&dt_flags_lock);
+	if (!dt_hint_users[b]++)
+		set_bit(b, dt_flags_hint);
+}
+
+static void dt_hint_put(const struct task_struct *task)
+{
+	unsigned int b = hash_ptr(task, DT_HINT_BITS);
+
+	lockdep_assert_held(&dt_flags_lock);
+	if (!--dt_hint_users[b])
+		clear_bit(b, dt_flags_hint);
+}
 
 unsigned int dt_max_threads = 4096;
 bool dt_inherit = true;
@@ -74,6 +102,7 @@ bool dt_flag_sender(const struct task_struct *task, struct dt_sender *by)
 		by->tid = task_pid_nr(f->task);
 		by->pid = task_tgid_nr(f->task);
 		by->reason = f->reason;
+		by->client = !f->sk;
 	}
 	rcu_read_unlock();
 	return found;
@@ -93,6 +122,7 @@ static void dt_flag_insert_locked(struct dt_flag *f)
 {
 	lockdep_assert_held(&dt_flags_lock);
 	f->since = ktime_get_ns();
+	dt_hint_get(f->task);
 	hash_add_rcu(dt_flags, &f->node, (unsigned long)f->task);
 	dt_nflags++;
 	atomic_inc(&dt_trace_active);
@@ -103,10 +133,11 @@ static void dt_flag_remove_locked(struct dt_flag *f, enum dt_unflag why)
 {
 	lockdep_assert_held(&dt_flags_lock);
 	hash_del_rcu(&f->node);
+	dt_hint_put(f->task);
 	dt_nflags--;
 	atomic_dec(&dt_trace_active);
 	dt_stat_inc(DT_STAT_UNFLAGS);
-	dt_event_unflag(f->task, why, ktime_get_ns() - f->since);
+	dt_event_unflag(f->task, why, ktime_get_ns() - f->since, f->sk);
 	kfree_rcu(f, rcu);
 }
 

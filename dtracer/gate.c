@@ -23,6 +23,14 @@
  * every change of either, so that when the gate does not apply the
  * fork's check is a patched-out branch.
  *
+ * The fork also reads the hint without a call: while a thread is flagged,
+ * an event in task context whose thread's bit, hash_ptr(current,
+ * dt_gate_hint_bits), is clear in the bitmap *dt_gate_hint does not
+ * pass. In mode thread that bitmap is flags.c's (a bit set while a
+ * flagged thread hashes there), so unflagged threads' events stop in the
+ * fork's inline check; in mode global every bit is set (every event is
+ * asked about). A set bit means "ask": dt_gate_record() decides.
+ *
  * Locking: dt_gate_lock (a mutex, process context) serialises the mode
  * and the client; the client's callback is called under it and takes no
  * lock of dtracer's. dt_probe_set() calls dt_gate_update() under
@@ -40,6 +48,16 @@
 static DEFINE_MUTEX(dt_gate_lock);
 static enum dt_gate_mode dt_gate_mode = DT_GATE_GLOBAL;
 static void (*dt_gate_client)(bool on);	/* under dt_gate_lock */
+
+static unsigned long dt_gate_all[BITS_TO_LONGS(1 << DT_HINT_BITS)] = {
+	[0 ... BITS_TO_LONGS(1 << DT_HINT_BITS) - 1] = ~0UL
+};
+
+/* The hint the fork reads (see above): dt_gate_all or dt_flags_hint. */
+unsigned long *dt_gate_hint = dt_gate_all;
+EXPORT_SYMBOL_GPL(dt_gate_hint);
+const unsigned int dt_gate_hint_bits = DT_HINT_BITS;
+EXPORT_SYMBOL_GPL(dt_gate_hint_bits);
 
 const char *const dt_gate_names[DT_GATE_COUNT] = {
 	[DT_GATE_OFF] = "off",
@@ -62,7 +80,11 @@ static bool dt_gate_applies(void)
 void dt_gate_set(enum dt_gate_mode mode)
 {
 	mutex_lock(&dt_gate_lock);
+	/* Never a moment with the thread hint in another mode. */
+	WRITE_ONCE(dt_gate_hint, dt_gate_all);
 	WRITE_ONCE(dt_gate_mode, mode);
+	if (mode == DT_GATE_THREAD)
+		WRITE_ONCE(dt_gate_hint, dt_flags_hint);
 	if (dt_gate_client)
 		dt_gate_client(dt_gate_applies());
 	mutex_unlock(&dt_gate_lock);

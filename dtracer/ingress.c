@@ -14,6 +14,10 @@
  *    with the socket as its reason. It works for a reader that was
  *    already blocked when the marked bytes arrived. MSG_PEEK does not
  *    move copied_seq: it flags nothing.
+ * 3. A client's answer: when the reader is the client thread whose
+ *    request on this socket is pending (egress.c), the read ends that
+ *    request: dtracer_answer fires with the time since the request's
+ *    first marked write, and the socket awaits the client's next one.
  */
 #include "dtracer.h"
 
@@ -24,6 +28,7 @@
 #include <linux/netfilter_ipv6.h>
 #include <linux/skbuff.h>
 #include <linux/tcp.h>
+#include <linux/timekeeping.h>
 #include <linux/tracepoint.h>
 #include <net/inet_hashtables.h>
 #include <net/inet6_hashtables.h>
@@ -149,7 +154,8 @@ static void dt_on_read(void *data, struct sock *sk)
 	u32 now = READ_ONCE(tcp_sk(sk)->copied_seq);
 	struct dt_sock *ds;
 	unsigned long irq;
-	bool hit = false;
+	bool hit = false, answer = false;
+	u64 asked_at = 0;
 
 	if (!dt_socks_count())
 		return;
@@ -159,11 +165,20 @@ static void dt_on_read(void *data, struct sock *sk)
 		spin_lock_irqsave(&ds->lock, irq);
 		hit = ds->rcvd.n && dt_seq_before(ds->rcvd.r[0].start, now);
 		dt_ranges_prune(&ds->rcvd, now);
+		if (hit && ds->asker == current) {
+			answer = true;
+			asked_at = ds->asked_at;
+			ds->asker = NULL;
+		}
 		spin_unlock_irqrestore(&ds->lock, irq);
 	}
 	rcu_read_unlock();
-	if (hit)
+	if (answer && dt_flagged(current)) {
+		dt_stat_inc(DT_STAT_ANSWERS);
+		dt_event_answer(current, sk, ktime_get_ns() - asked_at);
+	} else if (hit) {
 		dt_flags_propagate(current, sk);
+	}
 }
 
 static struct tracepoint *dt_tp_read;

@@ -24,7 +24,7 @@
 #include <net/sock.h>
 #include <net/tcp_states.h>
 
-#define DT_SOCKS_BITS 10
+#define DT_SOCKS_BITS 12
 
 static DEFINE_HASHTABLE(dt_socks, DT_SOCKS_BITS);
 static DEFINE_SPINLOCK(dt_socks_lock);

@@ -17,6 +17,7 @@ static const char *const dt_stat_names[DT_STAT_COUNT] = {
 	[DT_STAT_INHERITS] = "inherits",
 	[DT_STAT_UNFLAGS] = "unflags",
 	[DT_STAT_RESPONSES] = "responses",
+	[DT_STAT_ANSWERS] = "answers",
 	[DT_STAT_DROP_THREADS] = "drops_threads",
 	[DT_STAT_DROP_SOCKETS] = "drops_sockets",
 	[DT_STAT_DROP_RANGES] = "drops_ranges",

@@ -9,6 +9,7 @@
  *   dtracer_mark_recv	a marked TCP segment with data arrives (LOCAL_IN)
  *   dtracer_flag	a thread is flagged
  *   dtracer_unflag	a thread's flag is dropped
+ *   dtracer_answer	a client read the answer to what it sent
  *
  * Addresses are given as on the wire, source first, so a send on one host
  * and the receive of the same bytes on another carry the same addresses,
@@ -69,10 +70,29 @@ DECLARE_TRACE(dtracer_flag,
 		 const struct dtracer_addrs *a),
 	TP_ARGS(tid, pid, reason, parent, a));
 
-/* duration_ns: how long the thread was flagged (monotonic clock). */
+/*
+ * duration_ns: how long the thread was flagged (monotonic clock);
+ * request: 1 if the flag was a request's (propagated, or inherited from
+ * a propagated thread), so that its end is the end of serving it; 0 for
+ * a client's flag (add_pid, or inherited from such a thread).
+ */
 DECLARE_TRACE(dtracer_unflag,
-	TP_PROTO(pid_t tid, pid_t pid, int reason, u64 duration_ns),
-	TP_ARGS(tid, pid, reason, duration_ns));
+	TP_PROTO(pid_t tid, pid_t pid, int reason, u64 duration_ns,
+		 int request),
+	TP_ARGS(tid, pid, reason, duration_ns, request));
+
+/*
+ * A client thread (flagged with no request of its own: add_pid, or
+ * inherited from such a thread) read the first marked bytes answering
+ * what it sent on a socket: the end of one of its requests. duration_ns:
+ * since its first marked write on that socket after the previous answer
+ * (monotonic clock); the addresses are the socket's, the peer (the
+ * answering server) as the source.
+ */
+DECLARE_TRACE(dtracer_answer,
+	TP_PROTO(pid_t tid, pid_t pid, const struct dtracer_addrs *a,
+		 u64 duration_ns),
+	TP_ARGS(tid, pid, a, duration_ns));
 
 #endif /* _DTRACER_TRACE_H */
 

@@ -101,14 +101,37 @@ LTTNG_TRACEPOINT_EVENT(dtracer_flag,
 	)
 )
 
-/* A thread's flag is dropped. */
+/*
+ * A thread's flag is dropped, after duration_ns; request is 1 if the flag
+ * was a request's (its end is the end of serving the request), 0 for a
+ * client's.
+ */
 LTTNG_TRACEPOINT_EVENT(dtracer_unflag,
-	TP_PROTO(pid_t tid, pid_t pid, int reason, u64 duration_ns),
-	TP_ARGS(tid, pid, reason, duration_ns),
+	TP_PROTO(pid_t tid, pid_t pid, int reason, u64 duration_ns,
+		 int request),
+	TP_ARGS(tid, pid, reason, duration_ns, request),
 	TP_FIELDS(
 		ctf_integer(pid_t, tid, tid)
 		ctf_integer(pid_t, pid, pid)
 		ctf_enum(dtracer_unflag_reason, u8, reason, reason)
+		ctf_integer(u64, duration_ns, duration_ns)
+		ctf_integer(u8, request, request)
+	)
+)
+
+/*
+ * A client thread read the answer to what it sent on a socket, duration_ns
+ * after its first marked write there (the end of one of its requests);
+ * addresses: the socket's, the answering peer as the source.
+ */
+LTTNG_TRACEPOINT_EVENT(dtracer_answer,
+	TP_PROTO(pid_t tid, pid_t pid, const struct dtracer_addrs *a,
+		 u64 duration_ns),
+	TP_ARGS(tid, pid, a, duration_ns),
+	TP_FIELDS(
+		ctf_integer(pid_t, tid, tid)
+		ctf_integer(pid_t, pid, pid)
+		dtracer_ctf_addrs(a)
 		ctf_integer(u64, duration_ns, duration_ns)
 	)
 )

@@ -3,7 +3,8 @@
 # empty address):
 #   TIME send|recv SADDR DADDR SPORT DPORT SEQ END_SEQ TID REASON
 #   TIME flag TID PID REASON PARENT SADDR DADDR SPORT DPORT
-#   TIME unflag TID PID REASON DURATION_NS
+#   TIME unflag TID PID REASON DURATION_NS REQUEST
+#   TIME answer TID PID SADDR DADDR SPORT DPORT DURATION_NS
 # Addresses are dotted bytes (IPv6 too: 16 numbers). Other events are
 # skipped.
 
@@ -63,5 +64,8 @@ e == "dtracer_flag" {
 	print t, "flag", num(p, "tid"), num(p, "pid"), enumval(p, "reason"), num(p, "parent"), ports(p)
 }
 e == "dtracer_unflag" {
-	print t, "unflag", num(p, "tid"), num(p, "pid"), enumval(p, "reason"), num(p, "duration_ns")
+	print t, "unflag", num(p, "tid"), num(p, "pid"), enumval(p, "reason"), num(p, "duration_ns"), num(p, "request")
+}
+e == "dtracer_answer" {
+	print t, "answer", num(p, "tid"), num(p, "pid"), ports(p), num(p, "duration_ns")
 }

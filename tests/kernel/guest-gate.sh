@@ -58,8 +58,8 @@ per_name() {
 check "lttng-sessiond starts, told to load dtracer's probes" \
 	env LTTNG_EXTRA_KMOD_PROBES=dtracer lttng-sessiond -d
 check "the fork's gate module is loaded" grep -q '^lttng_dtracer_gate ' /proc/modules
-check "lttng list -k shows dtracer's four events" \
-	sh -c '[ "$(lttng list -k | grep -cE "dtracer_(mark_send|mark_recv|flag|unflag) ")" -eq 4 ]'
+check "lttng list -k shows dtracer's five events" \
+	sh -c '[ "$(lttng list -k | grep -cE "dtracer_(mark_send|mark_recv|flag|unflag|answer) ")" -eq 5 ]'
 
 # --- 1. dtracer.ko not loaded, then gate off: the same events ---------
 work=3000
@@ -220,6 +220,52 @@ if [ -n "$f" ] && [ -n "$x" ]; then
 else
 	not_ok "dtracer's own events pass the gate (written by an unflagged shell)"
 fi
+
+# --- 3b. gate thread with a crowd: the fork's inline hint ---------------
+# The fork drops an unflagged thread's event without a call when that
+# thread's bit in dtracer's hint (a bitmap of 1024 hashes of flagged
+# threads) is clear, and asks dtracer when it is set. 4000 flagged
+# threads set most bits, many shared with others; once they are
+# unflagged, a bit must stay set while any flagged thread still hashes
+# there: the busy process flagged throughout keeps its events after the
+# crowd went, the unflagged one has none at any time.
+rm -f /tmp/crowd.stop
+python3 -c '
+import os, threading, time
+stop = threading.Event()
+def idle():
+    print(threading.get_native_id(), flush=True)
+    stop.wait()
+for _ in range(4000):
+    threading.Thread(target=idle).start()
+while not os.path.exists("/tmp/crowd.stop"):
+    time.sleep(0.2)
+stop.set()' > /tmp/crowd.tids 2> /tmp/crowd.err &
+crowd=$!
+check "a crowd of 4000 threads" wait_for 60 sh -c '[ "$(grep -c . /tmp/crowd.tids)" -eq 4000 ]'
+check "session 'crowd'" session crowd
+d=$(busy)
+u=$(busy)
+lttng start crowd > /dev/null
+check "add_pid of the crowd and one busy process" sh -c \
+	"xargs -n 300 sh -c 'echo \"\$*\" > $sys/add_pid' _ < /tmp/crowd.tids && echo $d > $sys/add_pid"
+is "$(stat_of threads)" -eq 4001 "4001 threads flagged"
+sleep 0.5
+check "remove_pid of the crowd" sh -c \
+	"xargs -n 300 sh -c 'echo \"\$*\" > $sys/remove_pid' _ < /tmp/crowd.tids"
+is "$(stat_of threads)" -eq 1 "one thread flagged (the busy one)"
+sleep 1
+lttng stop crowd > /dev/null
+touch /tmp/crowd.stop
+kill $d $u
+wait $crowd
+check "the crowd trace reads back" events crowd
+last=$(awk '$2 == "dtracer_unflag" { t = $1 } END { print t }' /tmp/crowd.ev)
+is "$(count crowd 'e == "dtracer_unflag"')" -eq 4000 "the crowd's 4000 unflags are in the trace"
+is "$(count crowd "tid == $d && t > ${last:-0} && e ~ /^syscall_/")" -gt 100 \
+	"after the crowd's flags went, the flagged process's syscalls are recorded"
+is "$(count crowd "tid == $u && (e ~ /^syscall_/ || e == \"sched_switch\")")" -eq 0 \
+	"the unflagged busy process's syscalls and switches are never recorded"
 
 # --- 4. unloading dtracer.ko during a session ---------------------------
 check "session 'unload'" session unload

@@ -102,11 +102,41 @@ done
 
 client=$(cat "$out/dt-a/client" 2>/dev/null)
 server=$(cat "$out/dt-c/server" 2>/dev/null)
-in_order dt-a "client flagged (manual), request sent, answer received, client unflagged (removed)" \
+in_order dt-a "client flagged (manual), request sent, answer received, client's answer read, client unflagged (removed)" \
 	"$(first dt-a "\$2 == \"flag\" && \$3 == \"$client\" && \$5 == \"manual\"")" \
 	"$(first dt-a "\$2 == \"send\" && \$4 == \"$b\" && \$9 == \"$client\"")" \
 	"$(first dt-a "\$2 == \"recv\" && \$3 == \"$b\"")" \
+	"$(first dt-a "\$2 == \"answer\" && \$3 == \"$client\" && \$5 == \"$b\" && \$7 == 7400")" \
 	"$(first dt-a "\$2 == \"unflag\" && \$3 == \"$client\" && \$5 == \"removed\"")"
+
+# The client's request end (dtracer_answer): one, for its one request;
+# its duration_ns is the time from the request's first marked send to
+# the answer, as the trace's clock saw them (within 20 ms, as above).
+r=$(ev dt-a | awk -v c="$client" -v b="$b" '
+	$2 == "send" && $4 == b && $9 == c && !s { s = $1 }
+	$2 == "answer" { n++; if ($3 == c) { d = $9; t = $1 } }
+	END {
+		off = s && t ? (t - s) * 1e9 - d : 1e12
+		print n + 0, d + 0, (off < -2e7 || off > 2e7)
+	}')
+set -- $r
+tap_result $([ "$1" = 1 ] && [ "$2" -gt 0 ] && [ "$3" = 0 ]; echo $?) \
+	"[dt-a] one dtracer_answer, duration_ns from the request's first send to the answer ($1 answers, $2 ns)"
+for h in dt-b dt-c; do
+	n=$(ev $h | awk '$2 == "answer"' | grep -c .)
+	tap_result $([ "$n" = 0 ]; echo $?) \
+		"[$h] no dtracer_answer on a host that serves the request ($n)"
+done
+# dtracer_unflag's request field: 0 for the client's flag, 1 for the
+# flags that served the request.
+n=$(ev dt-a | awk -v c="$client" '$2 == "unflag" && $3 == c && $7 == 0' | grep -c .)
+tap_result $([ "$n" = 1 ]; echo $?) "[dt-a] the client's unflag has request = 0"
+for h in dt-b dt-c; do
+	r=$(ev $h | awk '$2 == "unflag" && $5 == "response" { n++; if ($7 == 1) k++ } END { print n + 0, k + 0 }')
+	set -- $r
+	tap_result $([ "$1" -gt 0 ] && [ "$1" = "$2" ]; echo $?) \
+		"[$h] every response unflag has request = 1 ($2 of $1)"
+done
 
 # The middle: socat's child, flagged from the client's socket.
 mid=$(ev dt-b | awk -v a="$a" '$2 == "flag" && $5 == "propagated" && $7 == a && $10 == 7400 { print $3; exit }')
