@@ -211,29 +211,70 @@ static int write_gate(const char *mode)
 }
 
 /*
- * The flight recorder's trigger: LTTng's own (event notifiers, which
- * dtracer's gate does not filter), named dtracer-SESSION.
+ * The flight recorder's triggers: LTTng's own (event notifiers, which
+ * dtracer's gate does not filter). Two ends of a request fire them:
+ *   dtracer-SESSION         a server's flag ends (dtracer_unflag of a
+ *                           request's flag, request == 1);
+ *   dtracer-SESSION-answer  a client reads an answer (dtracer_answer).
+ * The client's own unflag (request == 0, e.g. remove_pid after many
+ * requests) is no request's end and fires nothing.
  */
-static int add_trigger(const char *session, uint64_t ns, char *name,
-		       size_t len)
+static const struct trigger {
+	const char *suffix, *event, *filter;
+} triggers[] = {
+	{ "", "dtracer_unflag", "request == 1 && duration_ns >= %llu" },
+	{ "-answer", "dtracer_answer", "duration_ns >= %llu" },
+};
+#define NTRIGGERS (sizeof(triggers) / sizeof(triggers[0]))
+
+static void trigger_name(char *name, size_t len, const char *session,
+			 const struct trigger *t)
 {
-	char filter[64];
+	snprintf(name, len, "dtracer-%s%s", session, t->suffix);
+}
+
+/* Removes the first n triggers of session (those that were added). */
+static void remove_triggers(const char *session, size_t n)
+{
+	char name[256];
+
+	for (size_t i = 0; i < n; i++) {
+		trigger_name(name, sizeof(name), session, &triggers[i]);
+		lttng("remove-trigger", name, NULL, NULL, NULL);
+	}
+}
+
+/* Adds every trigger, or none; returns how many were added. */
+static size_t add_triggers(const char *session, uint64_t ns)
+{
+	char name[256], rule[64], fexpr[96], filter[112];
 	char *argv[] = { "lttng", "add-trigger", "--name", name,
 			 "--condition=event-rule-matches", "--type=kernel",
-			 "--name=dtracer_unflag", filter,
-			 "--action=snapshot-session", (char *)session, NULL };
+			 rule, filter, "--action=snapshot-session",
+			 (char *)session, NULL };
 
-	snprintf(name, len, "dtracer-%s", session);
-	snprintf(filter, sizeof(filter), "--filter=duration_ns >= %llu",
-		 (unsigned long long)ns);
-	return run(argv, 0, 0) ? -1 : 0;
+	for (size_t i = 0; i < NTRIGGERS; i++) {
+		const struct trigger *t = &triggers[i];
+
+		trigger_name(name, sizeof(name), session, t);
+		snprintf(rule, sizeof(rule), "--name=%s", t->event);
+		snprintf(fexpr, sizeof(fexpr), t->filter,
+			 (unsigned long long)ns);
+		snprintf(filter, sizeof(filter), "--filter=%s", fexpr);
+		if (run(argv, 0, 0)) {
+			remove_triggers(session, i);
+			return 0;
+		}
+	}
+	return NTRIGGERS;
 }
 
 static int record_usage(FILE *f)
 {
 	fprintf(f, "usage: dtracer record --collector HOST [--session NAME] "
 		"[--profile minimal|default|full] [--gate global|thread|off]\n"
-		"       [--slower-than DURATION]\n"
+		"       [--slower-than DURATION] [--subbuf-size SIZE] "
+		"[--num-subbuf COUNT]\n"
 		"  Create an LTTng kernel session streaming to HOST's lttng-relayd\n"
 		"  (lttng create --set-url=net://HOST), enable the profile's events\n"
 		"  (minimal: dtracer's; default: + scheduling, system calls and\n"
@@ -243,14 +284,17 @@ static int record_usage(FILE *f)
 		"  dtracer's probes if none runs. Session name default: dtracer.\n"
 		"  --slower-than DURATION (e.g. 50ms, 1.5s; units ns, us, ms, s):\n"
 		"  flight recorder: a snapshot session (lttng create --snapshot,\n"
-		"  ring buffers overwritten in memory) and an LTTng trigger\n"
-		"  (dtracer-NAME) that sends a snapshot to HOST whenever a thread's\n"
-		"  dtracer_unflag has duration_ns >= DURATION.\n");
+		"  ring buffers overwritten in memory) and two LTTng triggers that\n"
+		"  send a snapshot to HOST whenever a request took DURATION or more:\n"
+		"  dtracer-NAME on a server (dtracer_unflag of a request's flag) and\n"
+		"  dtracer-NAME-answer on a client (dtracer_answer).\n"
+		"  --subbuf-size SIZE, --num-subbuf COUNT: the kernel channel's\n"
+		"  ring buffers (per CPU; LTTng's default 4 x 1M), e.g. to keep a\n"
+		"  longer past in a flight recorder's snapshots.\n");
 	return f == stdout ? 0 : 2;
 }
 
-/* "50ms", "1.5s", "800us", "20000ns" -> ns; 0 if not that. */
-static uint64_t parse_duration(const char *s)
+uint64_t dt_parse_duration(const char *s)
 {
 	static const struct {
 		const char *unit;
@@ -268,6 +312,19 @@ static uint64_t parse_duration(const char *s)
 		    v * units[i].ns < 1e18)
 			return (uint64_t)(v * units[i].ns + 0.5);
 	return 0;
+}
+
+/*
+ * A sub-buffer size (digits, then k, M or G if unit) or count (digits):
+ * positive, at most 9 digits. lttng rounds both up to a power of two.
+ */
+static int valid_size(const char *s, int unit)
+{
+	size_t n = strspn(s, "0123456789");
+
+	if (!n || n > 9 || strspn(s, "0") == n)
+		return 0;
+	return !s[n] || (unit && strchr("kMG", s[n]) && !s[n + 1]);
 }
 
 static int valid_name(const char *s)
@@ -290,26 +347,47 @@ int dt_cmd_record(int argc, char **argv)
 		{ "profile", required_argument, NULL, 'p' },
 		{ "gate", required_argument, NULL, 'g' },
 		{ "slower-than", required_argument, NULL, 't' },
+		{ "subbuf-size", required_argument, NULL, 'S' },
+		{ "num-subbuf", required_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *collector = NULL, *session = "dtracer", *gate = NULL;
+	const char *subbuf = NULL, *nsubbuf = NULL;
 	const struct profile *prof = &profiles[1];
 	uint64_t slower = 0;
-	char url[256], trig[256];
-	int triggered = 0;
+	char url[256];
+	size_t triggered = 0;
 	struct stat st;
 	int c;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+c:s:p:g:t:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+c:s:p:g:t:h", opts,
+				 NULL)) != -1) {
 		switch (c) {
 		case 't':
-			slower = parse_duration(optarg);
+			slower = dt_parse_duration(optarg);
 			if (!slower) {
 				fprintf(stderr, "dtracer record: --slower-than: "
 					"`%s` is not a duration (e.g. 50ms, "
 					"1.5s; units ns, us, ms, s)\n", optarg);
+				return 2;
+			}
+			break;
+		case 'S':
+			subbuf = optarg;
+			if (!valid_size(subbuf, 1)) {
+				fprintf(stderr, "dtracer record: --subbuf-size: "
+					"`%s` is not a size (bytes, or with k, "
+					"M, G: e.g. 4M)\n", optarg);
+				return 2;
+			}
+			break;
+		case 'N':
+			nsubbuf = optarg;
+			if (!valid_size(nsubbuf, 0)) {
+				fprintf(stderr, "dtracer record: --num-subbuf: "
+					"`%s` is not a count (e.g. 8)\n", optarg);
 				return 2;
 			}
 			break;
@@ -380,12 +458,35 @@ int dt_cmd_record(int argc, char **argv)
 	if (lttng("create", session, slower ? "--snapshot" : url,
 		  slower ? url : NULL, NULL))
 		return 1;
+	if (subbuf || nsubbuf) {
+		char size[64], count[64];
+		char *ch[10] = { "lttng", "enable-channel", "--session",
+				 (char *)session, "-k" };
+		int k = 5;
+
+		if (subbuf) {
+			snprintf(size, sizeof(size), "--subbuf-size=%s", subbuf);
+			ch[k++] = size;
+		}
+		if (nsubbuf) {
+			snprintf(count, sizeof(count), "--num-subbuf=%s",
+				 nsubbuf);
+			ch[k++] = count;
+		}
+		ch[k++] = "channel0";
+		if (run(ch, 0, 0))
+			goto undo;
+	}
 	for (int i = 0; i < 5 && prof->events[i]; i++) {
 		const char *const *e = prof->events[i];
-		char *args[8] = { "lttng", "enable-event", "--session",
-				  (char *)session };
+		char *args[10] = { "lttng", "enable-event", "--session",
+				   (char *)session };
 		int k = 4;
 
+		if (subbuf || nsubbuf) {	/* the channel made above */
+			args[k++] = "--channel";
+			args[k++] = "channel0";
+		}
 		for (int j = 0; e[j]; j++)
 			args[k++] = (char *)e[j];
 		if (run(args, 0, 0))
@@ -400,9 +501,9 @@ int dt_cmd_record(int argc, char **argv)
 			goto undo;
 	}
 	if (slower) {
-		if (add_trigger(session, slower, trig, sizeof(trig)))
+		triggered = add_triggers(session, slower);
+		if (!triggered)
 			goto undo;
-		triggered = 1;
 	}
 	/* the gate last: nothing is changed if an lttng step failed */
 	if ((gate && write_gate(gate)) ||
@@ -410,10 +511,12 @@ int dt_cmd_record(int argc, char **argv)
 		goto undo;
 	if (slower)
 		printf("recording: flight recorder: session %s (profile %s, "
-		       "snapshot mode) keeps the recent trace in memory; trigger "
-		       "%s sends a snapshot to %s whenever a dtracer_unflag has "
-		       "duration_ns >= %llu; `dtracer stop --session %s` ends "
-		       "it\n", session, prof->name, trig, collector,
+		       "snapshot mode) keeps the recent trace in memory; "
+		       "triggers dtracer-%s (a served request's dtracer_unflag) "
+		       "and dtracer-%s-answer (a client's dtracer_answer) send "
+		       "a snapshot to %s whenever duration_ns >= %llu; `dtracer "
+		       "stop --session %s` ends it\n", session, prof->name,
+		       session, session, collector,
 		       (unsigned long long)slower, session);
 	else
 		printf("recording: session %s (profile %s) streams to %s; "
@@ -423,27 +526,30 @@ int dt_cmd_record(int argc, char **argv)
 undo:
 	fprintf(stderr, "dtracer record: failed; destroying session %s\n",
 		session);
-	if (triggered)
-		lttng("remove-trigger", trig, NULL, NULL, NULL);
+	remove_triggers(session, triggered);
 	lttng("destroy", session, NULL, NULL, NULL);
 	return 1;
 }
 
 /* ----- stop ----------------------------------------------------------- */
 
-/* record --slower-than's trigger, if there is one. */
+/* record --slower-than's triggers, those there are. */
 static int remove_trigger(const char *session)
 {
 	char cmd[512];
 	char *list[] = { "sh", "-c", cmd, NULL };
 	char name[256];
 
-	snprintf(name, sizeof(name), "dtracer-%s", session);
-	snprintf(cmd, sizeof(cmd), "lttng list-triggers 2>/dev/null | "
-		 "grep -qx -- '- name: %s'", name);
-	if (run(list, 1, 0))
-		return 0;
-	return lttng("remove-trigger", name, NULL, NULL, NULL) ? -1 : 0;
+	for (size_t i = 0; i < NTRIGGERS; i++) {
+		trigger_name(name, sizeof(name), session, &triggers[i]);
+		snprintf(cmd, sizeof(cmd), "lttng list-triggers 2>/dev/null "
+			 "| grep -qx -- '- name: %s'", name);
+		if (run(list, 1, 0))
+			continue;
+		if (lttng("remove-trigger", name, NULL, NULL, NULL))
+			return -1;
+	}
+	return 0;
 }
 
 int dt_cmd_stop(int argc, char **argv)
@@ -462,8 +568,9 @@ int dt_cmd_stop(int argc, char **argv)
 			session = optarg;
 		} else if (c == 'h') {
 			printf("usage: dtracer stop [--session NAME]\n"
-			       "  lttng remove-trigger dtracer-NAME (record "
-			       "--slower-than's, if any), lttng stop NAME,\n"
+			       "  lttng remove-trigger dtracer-NAME and "
+			       "dtracer-NAME-answer (record --slower-than's,\n"
+			       "  if any), lttng stop NAME,\n"
 			       "  then lttng destroy NAME: the trace is complete "
 			       "on the collector.\n");
 			return 0;

@@ -74,11 +74,13 @@ static const char *hop(const struct dt_rq_model *m,
 	return buf;
 }
 
-int dt_rq_print_table(const struct dt_rq_model *m, FILE *f)
+int dt_rq_print_table(const struct dt_rq_model *m, int64_t min_ns, FILE *f)
 {
 	char a[32], b[32], w[128], h[200];
-	int i;
+	int i, shown = 0;
 
+	for (i = 0; i < m->n_requests; i++)
+		shown += m->requests[i].end_ns - m->requests[i].start_ns >= min_ns;
 	fprintf(f, "# %d request%s, %d span%s, %d message%s on %d host%s:",
 		m->n_requests, m->n_requests == 1 ? "" : "s",
 		m->n_spans, m->n_spans == 1 ? "" : "s",
@@ -86,10 +88,16 @@ int dt_rq_print_table(const struct dt_rq_model *m, FILE *f)
 		m->n_hosts, m->n_hosts == 1 ? "" : "s");
 	for (i = 0; i < m->n_hosts; i++)
 		fprintf(f, " %s", m->hosts[i]);
+	if (min_ns > 0)
+		fprintf(f, "\n# %d of them took %s or more", shown,
+			dur(min_ns, a));
 	fprintf(f, "\n%4s  %-20s  %10s  %5s  %5s  %-24s  %s\n", "ID",
 		"START", "DURATION", "HOSTS", "SPANS", "ROOT", "CRITICAL HOP");
 	for (i = 0; i < m->n_requests; i++) {
 		const struct dt_rq_request *r = &m->requests[i];
+
+		if (r->end_ns - r->start_ns < min_ns)
+			continue;
 
 		fprintf(f, "%4d  %-20s  %10s  %5d  %5d  %-24s  %s\n", r->id,
 			stamp(r->start_ns, a), dur(r->end_ns - r->start_ns, b),

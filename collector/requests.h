@@ -217,8 +217,11 @@ void dt_rq_builder_free(struct dt_rq_builder *b);
  */
 int dt_rq_read(const char *dir, struct dt_rq_model **out, char **err);
 
-/* Outputs (requests-print.c, view.c, export.c). 0 or -1 (errno). */
-int dt_rq_print_table(const struct dt_rq_model *m, FILE *f);
+/*
+ * Outputs (requests-print.c, view.c, export.c). 0 or -1 (errno). The
+ * table lists the requests that took min_ns or more (0: all).
+ */
+int dt_rq_print_table(const struct dt_rq_model *m, int64_t min_ns, FILE *f);
 int dt_rq_print_tree(const struct dt_rq_model *m, int request, FILE *f);
 
 #endif

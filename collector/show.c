@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,7 @@ struct show {
 	const char *out;	/* NULL or "-": standard output */
 	const char *title;
 	int tree;		/* requests --tree, -1 */
+	uint64_t slower;	/* requests --slower-than, 0: all */
 	int request;		/* export --request, -1 */
 	int format;
 };
@@ -29,9 +31,12 @@ struct show {
 static int usage(const char *cmd, FILE *f)
 {
 	if (!strcmp(cmd, "requests"))
-		fprintf(f, "usage: dtracer requests [--tree ID] MERGED\n"
+		fprintf(f, "usage: dtracer requests [--tree ID] "
+			"[--slower-than DURATION] MERGED\n"
 			"  one line per traced request of MERGED (dtracer "
-			"merge's output), or request ID's tree\n");
+			"merge's output), or request ID's tree;\n"
+			"  --slower-than: only the requests that took DURATION "
+			"or more (e.g. 50ms, 1.5s)\n");
 	else if (!strcmp(cmd, "view"))
 		fprintf(f, "usage: dtracer view -o PAGE.html [--title TEXT] "
 			"MERGED\n  one self-contained HTML page: swimlanes per "
@@ -65,6 +70,7 @@ static int parse(struct show *o, const char *cmd, int argc, char **argv)
 		{ "title", required_argument, NULL, 'T' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "request", required_argument, NULL, 'r' },
+		{ "slower-than", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -80,6 +86,9 @@ static int parse(struct show *o, const char *cmd, int argc, char **argv)
 			return usage(cmd, stdout) + 1;	/* 1: done */
 		if (c == 't' && !strcmp(cmd, "requests"))
 			bad = parse_id(optarg, &o->tree) ? "--tree" : NULL;
+		else if (c == 's' && !strcmp(cmd, "requests"))
+			bad = !(o->slower = dt_parse_duration(optarg)) ?
+			      "--slower-than (e.g. 50ms, 1.5s)" : NULL;
 		else if (c == 'r' && !strcmp(cmd, "export"))
 			bad = parse_id(optarg, &o->request) ? "--request" : NULL;
 		else if (c == 'f' && !strcmp(cmd, "export"))
@@ -210,7 +219,7 @@ static int show(int argc, char **argv, const char *cmd)
 		return 1;
 	if (!strcmp(cmd, "requests")) {
 		r = o.tree >= 0 ? dt_rq_print_tree(m, o.tree, stdout) :
-		    dt_rq_print_table(m, stdout);
+		    dt_rq_print_table(m, (int64_t)o.slower, stdout);
 		if (r && o.tree >= m->n_requests)
 			fprintf(stderr, "dtracer requests: no request %d (%d "
 				"request%s: 0 to %d)\n", o.tree, m->n_requests,

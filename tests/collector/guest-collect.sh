@@ -25,9 +25,19 @@ record() {
 		"$dtracer record --collector dt-d --gate $gate ${DT_COLLECT_RECORD:-} > /tmp/record.log 2>&1"
 	diag "$(tr '\n' ';' < /tmp/record.log)"
 	if [ -n "${DT_COLLECT_RECORD:-}" ]; then
-		check "record says what it configured: snapshot session, trigger" \
-			grep -q "add-trigger --name dtracer-dtracer .*--name=dtracer_unflag --filter=duration_ns >= .* --action=snapshot-session dtracer" /tmp/record.log
-		check "the trigger is there" sh -c "lttng list-triggers | grep -q 'name: dtracer-dtracer'"
+		check "record says what it configured: snapshot session, server trigger" \
+			grep -q "add-trigger --name dtracer-dtracer .*--name=dtracer_unflag --filter=request == 1 && duration_ns >= .* --action=snapshot-session dtracer" /tmp/record.log
+		check "record says what it configured: client trigger" \
+			grep -q "add-trigger --name dtracer-dtracer-answer .*--name=dtracer_answer --filter=duration_ns >= .* --action=snapshot-session dtracer" /tmp/record.log
+		# guest-flight.sh asks for 8 sub-buffers of 512 KiB per CPU.
+		lttng list dtracer > /tmp/session.txt 2>&1
+		check "the flight recorder's channel overwrites, 8 x 524288 bytes per CPU" sh -c "
+			grep -q 'Event-loss mode: *overwrite' /tmp/session.txt &&
+			grep -q 'Sub-buffer size: *524288 bytes' /tmp/session.txt &&
+			grep -q 'Sub-buffer count: *8\$' /tmp/session.txt"
+		check "both triggers are there" sh -c "lttng list-triggers > /tmp/triggers.txt &&
+			grep -qx -- '- name: dtracer-dtracer' /tmp/triggers.txt &&
+			grep -qx -- '- name: dtracer-dtracer-answer' /tmp/triggers.txt"
 	fi
 	load=
 	if [ -n "${DT_COLLECT_LOAD:-}" ]; then
@@ -39,6 +49,10 @@ record() {
 stop() {
 	[ -z "$load" ] || wait "$load"
 	check "dtracer stop" sh -c "$dtracer stop > /tmp/stop.log 2>&1"
+	if [ -n "${DT_COLLECT_RECORD:-}" ]; then
+		check "dtracer stop removed both triggers" sh -c \
+			"! lttng list-triggers | grep -q 'name: dtracer-dtracer'"
+	fi
 	check "told dt-d this session is closed" wait_for 60 $tcp request dt-d 7495 done
 	check "rmmod dtracer" rmmod dtracer
 }
@@ -89,6 +103,8 @@ dt-a)
 		echo $$ > /sys/distributed-tracer/remove_pid' > /tmp/client.err 2>&1
 	check "the client got $N answers through the middle" \
 		sh -c "[ \$(grep -cx echo:hello /tmp/answers) -eq $N ]"
+	check "dtracer counted one answer per request ($(stat_of answers) of $N)" \
+		test "$(stat_of answers)" -eq "$N"
 	check "told dt-b we are done" wait_for 60 $tcp request dt-b 7497 done
 	check "told dt-c we are done" wait_for 60 $tcp request dt-c 7497 done
 	stop

@@ -1,8 +1,10 @@
 # Guest side of t-flight.sh: tests/collector/guest-collect.sh as a
 # flight recorder. Every host records with `dtracer record --slower-than
-# 1s` (snapshot session, trigger on dtracer_unflag's duration); dt-c's
-# server answers every 7th request after 2 s, the others at once.
-DT_COLLECT_REQUESTS=14
-DT_COLLECT_RECORD="--slower-than 1s"
-DT_COLLECT_SERVE="-d 2000 -e 7"
+# 1s` (snapshot session, triggers on a served request's dtracer_unflag
+# and a client's dtracer_answer); dt-c's server answers one request in
+# twenty (the 20th, the 40th) after 2 s, the others at once. The ring
+# buffers: 8 sub-buffers of 512 KiB per CPU (LTTng's default: 4 x 1 MiB).
+DT_COLLECT_REQUESTS=40
+DT_COLLECT_RECORD="--slower-than 1s --subbuf-size 512k --num-subbuf 8"
+DT_COLLECT_SERVE="-d 2000 -e 20"
 . "$DT_SRCDIR/tests/collector/guest-collect.sh"

@@ -1,16 +1,16 @@
 #!/bin/sh
-# Flight recorder (issue 10, first part): three hosts record with
-# `dtracer record --slower-than 1s`: a snapshot session (the trace kept
-# in memory, ring buffers overwritten) and an LTTng trigger on
-# dtracer_unflag's duration_ns that sends a snapshot to the collector.
-# The client makes 14 requests through dt-b's socat to dt-c's server,
-# which answers the 7th and the 14th after 2 s. On the collector: dt-b
-# and dt-c sent exactly one snapshot per slow request, each holding that
-# request's slow unflag; the fast requests sent nothing; nothing but
-# snapshots reached the collector. The client (a manual flag, which has
-# no unflag per request) sent one snapshot, when its flag was removed at
-# the end (> 1 s): per-request ends on the client are still to come.
-# Then the collection merged: every event once, the slow requests whole.
+# Flight recorder (issue 10): three hosts record with `dtracer record
+# --slower-than 1s`: a snapshot session (the trace kept in memory, ring
+# buffers overwritten) and two LTTng triggers that send a snapshot to
+# the collector: a served request's dtracer_unflag and a client's
+# dtracer_answer, each with duration_ns >= 1 s. The client (one manual
+# flag for the whole run) makes 40 requests through dt-b's socat to
+# dt-c's server, which answers one in twenty (the 20th and the 40th)
+# after 2 s. On the collector: every host, the client included, sent
+# exactly one snapshot per slow request, each holding that request's
+# slow end; the 38 fast requests sent nothing, nor did the client's
+# final remove_pid; nothing but snapshots reached the collector. Then
+# the collection merged: every event once, the slow requests whole.
 . "$DT_BUILDDIR/tests/vm/config.sh"
 . "$DT_SRCDIR/tests/vm/tap.sh"
 . "$DT_SRCDIR/tests/vm/vm.sh"
@@ -26,30 +26,51 @@ slow=2
 snapshots() {
 	find "$traces/$1" -type d -name 'snapshot-*' 2> /dev/null | sort
 }
-for h in dt-b dt-c; do
+# ends FILE: the request ends of 1 s or more in a snapshot's text: a
+# served request's unflag (request = 1) or a client's answer.
+ends() {
+	awk '(/dtracer_unflag:/ && /request = 1/) || /dtracer_answer:/ {
+		if (match($0, /duration_ns = [0-9]+/) &&
+		    substr($0, RSTART + 14, RLENGTH - 14) + 0 >= 1000000000) n++ }
+		END { print n + 0 }' "$1"
+}
+# (On dt-a, the client's own unflag at its final remove_pid, held for
+# the whole run, must fire nothing: request = 0.)
+for h in dt-a dt-b dt-c; do
 	n=$(snapshots $h | wc -l)
 	tap_result $([ "$n" -eq $slow ]; echo $?) \
-		"$h sent one snapshot per slow request ($n of $slow)"
+		"$h sent one snapshot per slow request, none for a fast one ($n of $slow)"
 	bad=0
 	k=0
 	for s in $(snapshots $h); do
 		k=$((k + 1))
 		babeltrace2 "$s" > "$out/$h-snapshot-$k.txt" 2> /dev/null
-		long=$(awk '/dtracer_unflag:/ && match($0, /duration_ns = [0-9]+/) {
-			if (substr($0, RSTART + 14, RLENGTH - 14) + 0 >= 1000000000) n++ }
-			END { print n + 0 }' "$out/$h-snapshot-$k.txt")
+		long=$(ends "$out/$h-snapshot-$k.txt")
 		[ "$long" -ge 1 ] || bad=$((bad + 1))
-		tap_diag "$h $(basename "$s"): $(grep -c . "$out/$h-snapshot-$k.txt") events, $long unflag(s) of 1 s or more"
+		tap_diag "$h $(basename "$s"): $(grep -c . "$out/$h-snapshot-$k.txt") events, $long request end(s) of 1 s or more"
 	done
 	tap_result $([ "$n" -gt 0 ] && [ "$bad" -eq 0 ]; echo $?) \
-		"$h: each snapshot holds the slow request's unflag (duration_ns >= 1 s)"
+		"$h: each snapshot holds a slow request's end (duration_ns >= 1 s)"
 	other=$(find "$traces/$h" -name metadata 2> /dev/null | grep -vc '/snapshot-')
 	tap_result $([ "$other" -eq 0 ]; echo $?) \
 		"$h: nothing but snapshots reached the collector ($other other traces)"
 done
-n=$(snapshots dt-a | wc -l)
-tap_result $([ "$n" -eq 1 ]; echo $?) \
-	"dt-a (the client, one manual flag for the whole run) sent one snapshot, at its unflag ($n)"
+# The client's answers: one per request, the slow ones 2 s or more
+# (each slow answer's snapshot holds the newest events, so the last one
+# holds them all). The fast ones under 1 s, hence no snapshot.
+last=$out/dt-a-snapshot-$slow.txt
+if [ -f "$last" ]; then
+	awk '/dtracer_answer:/ && match($0, /duration_ns = [0-9]+/) {
+		print substr($0, RSTART + 14, RLENGTH - 14) }' "$last" > "$out/answers.txt"
+	slowa=$(awk '$1 >= 2000000000' "$out/answers.txt" | grep -c .)
+	fasta=$(awk '$1 < 1000000000' "$out/answers.txt" | grep -c .)
+	tap_diag "dt-a's last snapshot: $(grep -c . "$out/answers.txt") answers, $slowa of 2 s or more, $fasta under 1 s"
+	tap_result $([ "$slowa" -eq $slow ] && [ "$fasta" -ge 1 ] &&
+		[ "$((slowa + fasta))" -eq "$(grep -c . "$out/answers.txt")" ]; echo $?) \
+		"dt-a: dtracer_answer per request, the $slow slow ones >= 2 s, the others < 1 s"
+else
+	tap_result 1 "dt-a: dtracer_answer per request (no snapshot $slow)"
+fi
 
 # The snapshot collection, merged: LTTng's ring buffers are not emptied
 # by a snapshot, so a host's second snapshot repeats the first one's
@@ -57,7 +78,7 @@ tap_result $([ "$n" -eq 1 ]; echo $?) \
 merged=$out/merged
 rm -rf "$merged"
 "$dtracer" merge -o "$merged" "$traces" > "$out/merge.log" 2>&1
-tap_result $? "dtracer merge of the snapshot collection (5 snapshots of 3 hosts)"
+tap_result $? "dtracer merge of the snapshot collection (3 hosts, $slow snapshots each)"
 tap_diag_stdin < "$out/merge.log"
 n=$(sed -n 's/^left out \([0-9]*\) repeated events.*/\1/p' "$out/merge.log")
 tap_result $([ "${n:-0}" -gt 0 ]; echo $?) \
@@ -96,6 +117,20 @@ for id in $(echo "$slow_rows" | awk '{ print $1 }'); do
 done
 tap_result $([ "$n" -gt 0 ] && [ "$bad" -eq 0 ]; echo $?) \
 	"each slow request's tree: dt-a bash -> dt-b socat -> dt-c dt-tcp, with its kernel summary ($bad not)"
+# The snapshots hold the recent past too (the fast requests before a
+# slow one): requests --slower-than lists the slow ones only.
+"$dtracer" requests --slower-than 1s "$merged" > "$out/slow.txt" 2>&1
+st=$?
+ids=$(awk '$1 ~ /^[0-9]+$/ { print $1 }' "$out/slow.txt" | tr '\n' ' ')
+want=$(echo "$slow_rows" | awk '{ print $1 }' | tr '\n' ' ')
+tap_result $([ "$st" = 0 ] && [ -n "$ids" ] && [ "$ids" = "$want" ] &&
+	grep -q "^# $slow of them took 1.000 s or more" "$out/slow.txt"; echo $?) \
+	"requests --slower-than 1s lists the $slow slow requests only (${ids:-none})"
+"$dtracer" requests --slower-than 5 "$merged" > "$out/bad.out" 2> "$out/bad.err"
+st=$?
+tap_result $([ "$st" = 2 ] && grep -q -- "--slower-than" "$out/bad.err" &&
+	[ ! -s "$out/bad.out" ]; echo $?) \
+	"requests --slower-than 5 (no unit): refused, named (exit $st)"
 "$dtracer" view -o "$out/slow.html" "$merged" > /dev/null 2>&1
 tap_result $? "dtracer view of the merged snapshots"
 # The filter as babeltrace2 users get it, from dtracer's plugin.
@@ -123,4 +158,18 @@ for good in 50ms 1.5s 800us 20000ns; do
 	tap_result $([ "$st" = 1 ] && grep -q "dtracer.ko is not loaded" "$out/good.err"; echo $?) \
 		"record --slower-than $good: accepted (then: no dtracer.ko here)"
 done
+# The ring buffers' options, checked before anything is done.
+for bad in "--subbuf-size 0" "--subbuf-size 12X" "--subbuf-size 4MB" \
+	"--subbuf-size -1" "--num-subbuf 0" "--num-subbuf 2k" "--num-subbuf x"; do
+	# shellcheck disable=SC2086
+	"$dtracer" record --collector dt-d $bad > /dev/null 2> "$out/bad.err"
+	st=$?
+	tap_result $([ "$st" = 2 ] && grep -q "is not a" "$out/bad.err" &&
+		grep -q -- "${bad% *}" "$out/bad.err"; echo $?) \
+		"record $bad: refused, named (exit $st)"
+done
+"$dtracer" record --collector dt-d --subbuf-size 4M --num-subbuf 8 > /dev/null 2> "$out/good.err"
+st=$?
+tap_result $([ "$st" = 1 ] && grep -q "dtracer.ko is not loaded" "$out/good.err"; echo $?) \
+	"record --subbuf-size 4M --num-subbuf 8: accepted (then: no dtracer.ko here)"
 tap_done
