@@ -6,9 +6,10 @@
  *   off     the fork records as stock LTTng;
  *   global  every event while some thread is flagged (dt_trace_active
  *           non-zero), none otherwise: the original prototype's contract;
- *   thread  events of flagged threads; in interrupt and softirq context
- *           (the request's packets) every event while some thread is
- *           flagged.
+ *   thread  events of flagged threads; in interrupt and softirq context,
+ *           the interrupts of a flagged thread and of an idle CPU (where
+ *           a request's packets arrive while its threads wait), none of
+ *           an unflagged busy thread.
  * dtracer's own events (probes/) bypass the gate in every mode. The gate
  * applies only while the probe is armed: with probe 0 dtracer is inactive
  * and the fork records as stock LTTng, whatever the mode.
@@ -146,7 +147,7 @@ bool dt_gate_record(void)
 {
 	switch (READ_ONCE(dt_gate_mode)) {
 	case DT_GATE_THREAD:
-		if (in_task())
+		if (in_task() || !is_idle_task(current))
 			return dt_flagged(current);
 		fallthrough;
 	case DT_GATE_GLOBAL:

@@ -212,9 +212,11 @@ if [ -n "$f" ] && [ -n "$x" ]; then
 		"no other thread's kprobe or kretprobe event is recorded"
 	is "$(count thread "tid == $u && (e ~ /^syscall_/ || e == \"sched_switch\")")" -eq 0 \
 		"the unflagged busy process's syscalls and switches are not recorded"
-	diag "events with the unflagged process's tid (interrupted by irqs): $(per_name thread $u | tr '\n' ' ')"
+	is "$(count thread "tid == $u")" -eq 0 \
+		"nor any event in its context: interrupts of an unflagged busy thread are not recorded"
+	diag "events with the unflagged process's tid: $(per_name thread $u | tr '\n' ' ')"
 	is "$(count thread "t > $f && t < $x && (e ~ /^irq_/ || e ~ /^timer_.*expire/)")" -gt 0 \
-		"interrupt and softirq events are recorded while a thread is flagged"
+		"interrupt and softirq events are recorded while a thread is flagged (those of the flagged thread, or of an idle CPU)"
 	is "$(count thread "(t < $f - $grace || t > $x + $grace) && e !~ /^dtracer_/")" -eq 0 \
 		"nothing is recorded while no thread is flagged"
 else
@@ -264,8 +266,8 @@ last=$(awk '$2 == "dtracer_unflag" { t = $1 } END { print t }' /tmp/crowd.ev)
 is "$(count crowd 'e == "dtracer_unflag"')" -eq 4000 "the crowd's 4000 unflags are in the trace"
 is "$(count crowd "tid == $d && t > ${last:-0} && e ~ /^syscall_/")" -gt 100 \
 	"after the crowd's flags went, the flagged process's syscalls are recorded"
-is "$(count crowd "tid == $u && (e ~ /^syscall_/ || e == \"sched_switch\")")" -eq 0 \
-	"the unflagged busy process's syscalls and switches are never recorded"
+is "$(count crowd "tid == $u")" -eq 0 \
+	"no event in the unflagged busy process's context is ever recorded (interrupts included)"
 
 # --- 4. unloading dtracer.ko during a session ---------------------------
 check "session 'unload'" session unload
