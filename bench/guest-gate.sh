@@ -10,11 +10,12 @@
 # to compare; DT_BENCH_FLAGGED=1, flagged requests running beside the
 # workload the whole time (a flagged client asking a local server every
 # 50 ms: propagation, unflags, the trigger's condition checked);
+# DT_BENCH_FLAGGED=idle, one flagged thread that sleeps the whole time;
 # DT_BENCH_TABLE, the result file's name.
 sys=/sys/distributed-tracer
 bytes=${DT_BENCH_BYTES:-200000}
 rounds=${DT_BENCH_ROUNDS:-15}
-setups=${DT_BENCH_SETUPS:-none stock thread global}
+setups=${DT_BENCH_SETUPS:-none stock thread idle global}
 table=${DT_BENCH_TABLE:-gate.txt}
 
 modprobe dtracer || exit 1
@@ -39,6 +40,13 @@ start() {
 	none) return 0 ;;
 	stock) echo off > $sys/gate ;;
 	thread) echo thread > $sys/gate ;;
+	idle)
+		# thread's session with one flagged thread that sleeps: the
+		# per-event cost of the gate while some thread is flagged.
+		echo thread > $sys/gate
+		sh -c 'echo $$ > '$sys'/add_pid && exec sleep 100000' &
+		idle_sleeper=$!
+		;;
 	global) echo global > $sys/gate ;;
 	snapshot) echo off > $sys/gate ;;
 	armed) echo thread > $sys/gate ;;
@@ -68,11 +76,21 @@ start() {
 
 stop() {
 	[ "$1" = none ] && return 0
+	if [ "$1" = idle ]; then
+		kill "$idle_sleeper"
+		wait "$idle_sleeper" 2> /dev/null
+	fi
 	[ "$1" = armed ] && lttng remove-trigger "bench-$1" > /dev/null
 	lttng stop "$1" > /dev/null
 	lttng destroy "$1" > /dev/null
 }
 
+if [ "${DT_BENCH_FLAGGED:-0}" = idle ]; then
+	# A flagged thread that does nothing: the gate's per-event cost
+	# while some thread is flagged, without a request's own events.
+	sh -c 'echo $$ > '$sys'/add_pid && exec sleep 100000' &
+	flagged_loop=$!
+fi
 if [ "${DT_BENCH_FLAGGED:-0}" = 1 ]; then
 	tcp=$DT_BUILDDIR/tests/tools/dt-tcp
 	$tcp serve 7000 0 > /dev/null 2>&1 &
@@ -131,7 +149,8 @@ done
 		echo "        local server every 50 ms in every set-up: $(awk '$1 == "propagations" { print $2 }' $sys/stats) propagations, $(awk '$1 == "unflags" { print $2 }' $sys/stats) unflags"
 		;;
 	*)
-		echo "        thread = the same session, gate thread, no flagged thread; global = gate global, nothing flagged"
+		echo "        thread = the same session, gate thread, no flagged thread; global = gate global, nothing flagged;"
+		echo "        idle = thread's session with one flagged thread asleep (the gate's cost while a thread is flagged)"
 		;;
 	esac
 } | tee "$DT_RESULTS/$table"

@@ -5,7 +5,9 @@
 # (tests/collector/guest-collect.sh, every event recorded, a dd load on
 # each host). Prints per-round times, the median throughput ratio
 # (babeltrace2's time / dtracer's: >= 1 means dtracer is as fast) and
-# events per second. Not a pass/fail test.
+# events per second; then the instructions each command executes, counted
+# by valgrind's callgrind (the same figure whatever else the machine
+# does), and their ratio. Not a pass/fail test.
 . "$DT_BUILDDIR/tests/vm/config.sh"
 . "$DT_SRCDIR/tests/vm/tap.sh"
 . "$DT_SRCDIR/tests/vm/vm.sh"
@@ -80,3 +82,23 @@ awk -v ev="$events" '
 		printf "median ratio, CTF and text output: %.2f\n", median(b, n)
 		printf "dtracer merge --no-text: %.0f events/s (median %.3f s)\n", ev / md, md
 	}' "$out/ratios"
+
+# Instructions (callgrind): CTF output of both, one run each (about a
+# minute per million events). DT_BENCH_CALLGRIND=0 skips it.
+if [ "${DT_BENCH_CALLGRIND:-1}" != 0 ] && command -v valgrind > /dev/null; then
+	# irs OUTDIR CMD...: the instructions CMD executed ("Collected : N")
+	irs() {
+		_o=$1
+		shift
+		rm -rf "$_o"
+		valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" \
+			> /dev/null 2> "$out/callgrind.err" ||
+			{ echo "bench/merge.sh: failed under callgrind: $*" >&2; exit 1; }
+		sed -n 's/^==[0-9]*== Collected : \([0-9]*\).*/\1/p' "$out/callgrind.err"
+	}
+	di=$(irs "$out/m" "$dtracer" merge --no-text -o "$out/m" "$traces")
+	bi=$(irs "$out/b" babeltrace2 "$traces" -c sink.ctf.fs -p "path=\"$out/b\",quiet=yes")
+	awk -v d="$di" -v b="$bi" -v ev="$events" 'BEGIN {
+		printf "instructions (callgrind), CTF output: dtracer merge %.0f (%.0f per event), babeltrace2 %.0f (%.0f per event); ratio (bt2 / dtracer) %.3f\n",
+			d, d / ev, b, b / ev, b / d }'
+fi
