@@ -21,6 +21,11 @@
  *       nothing is written before a line arrives on standard input (time
  *       to flag that thread). Turns follow each other at once, so
  *       that the kernel could coalesce the two threads' bytes.
+ *   dt-tcp rr HOST PORT SECONDS
+ *       request/response rate: connect to an echo server, then send one
+ *       byte and read its answer, again and again on that connection,
+ *       for SECONDS seconds; print the round trips per second (and the
+ *       count); exit 0 only if every answer was right.
  *
  * Plain sockets and blocking I/O: the point is a real request that the
  * kernel sees.
@@ -46,7 +51,8 @@ static int usage(void)
 		"usage: dt-tcp serve [-4|-6] [-d MS [-e K]] [-s] PORT [COUNT]\n"
 		"       dt-tcp request HOST PORT MESSAGE [REPEAT]\n"
 		"       dt-tcp send HOST PORT BYTES\n"
-		"       dt-tcp duo HOST PORT ROUNDS CHUNK\n");
+		"       dt-tcp duo HOST PORT ROUNDS CHUNK\n"
+		"       dt-tcp rr HOST PORT SECONDS\n");
 	return 2;
 }
 
@@ -373,6 +379,47 @@ static int duo(int argc, char **argv)
 	return duo_state.failed;
 }
 
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* rr: round trips of one byte on one connection, as many as fit. */
+static int rr(int argc, char **argv)
+{
+	char buf[sizeof(PREFIX) + 1];
+	double start, end, t;
+	long seconds, n = 0;
+	int fd, bad = 0;
+
+	if (argc != 3 || parse_count(argv[2], &seconds) || seconds < 1)
+		return usage();
+	fd = connect_to(argv[0], argv[1]);
+	if (fd < 0)
+		return 1;
+	start = now_s();
+	end = start + (double)seconds;
+	do {
+		if (write_all(fd, "r", 1) ||
+		    read_answer(fd, "r", buf, strlen(PREFIX) + 1)) {
+			bad = 1;
+			break;
+		}
+		n++;
+		t = now_s();
+	} while (t < end);
+	close(fd);
+	if (bad) {
+		fprintf(stderr, "dt-tcp: wrong or missing answer after %ld\n", n);
+		return 1;
+	}
+	printf("%.1f %ld\n", (double)n / (t - start), n);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 2 && !strcmp(argv[1], "serve"))
@@ -383,5 +430,7 @@ int main(int argc, char **argv)
 		return send_bytes(argc - 2, argv + 2);
 	if (argc >= 2 && !strcmp(argv[1], "duo"))
 		return duo(argc - 2, argv + 2);
+	if (argc >= 2 && !strcmp(argv[1], "rr"))
+		return rr(argc - 2, argv + 2);
 	return usage();
 }
