@@ -10,6 +10,9 @@
  *   inherit      rw  "1": children of flagged threads are flagged
  *   max_threads  rw  size limit of the thread table
  *   max_sockets  rw  size limit of the socket table
+ *   trust        rw  address prefixes whose marks are honoured (trust.c)
+ *   max_propagations rw  new propagated flags allowed per second (0: no
+ *                    limit)
  *   gate         rw  what the lttng-modules fork records while the probe
  *                    is armed: "off", "global" (default) or "thread"
  *                    (see gate.c)
@@ -149,6 +152,42 @@ static ssize_t max_sockets_store(struct kobject *kobj,
 	return dt_store_limit(buf, count, DT_MAX_SOCKETS_LIMIT, &dt_max_sockets);
 }
 
+static ssize_t trust_show(struct kobject *kobj, struct kobj_attribute *attr,
+			  char *buf)
+{
+	return dt_trust_show(buf);
+}
+
+static ssize_t trust_store(struct kobject *kobj, struct kobj_attribute *attr,
+			   const char *buf, size_t count)
+{
+	int ret = dt_trust_set(buf, count);
+
+	return ret ? ret : count;
+}
+
+#define DT_MAX_PROPAGATIONS_LIMIT 1000000
+
+static ssize_t max_propagations_show(struct kobject *kobj,
+				     struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", dt_flags_max_propagations());
+}
+
+static ssize_t max_propagations_store(struct kobject *kobj,
+				      struct kobj_attribute *attr,
+				      const char *buf, size_t count)
+{
+	unsigned int v;
+	int ret;
+
+	ret = dt_parse_uint(buf, count, 0, DT_MAX_PROPAGATIONS_LIMIT, &v);
+	if (ret)
+		return ret;
+	dt_flags_set_max_propagations(v);
+	return count;
+}
+
 static ssize_t gate_show(struct kobject *kobj, struct kobj_attribute *attr,
 			 char *buf)
 {
@@ -192,6 +231,9 @@ static struct kobj_attribute dt_attr_list_pid = __ATTR_RO(list_pid);
 static struct kobj_attribute dt_attr_inherit = __ATTR_RW(inherit);
 static struct kobj_attribute dt_attr_max_threads = __ATTR_RW(max_threads);
 static struct kobj_attribute dt_attr_max_sockets = __ATTR_RW(max_sockets);
+static struct kobj_attribute dt_attr_trust = __ATTR_RW(trust);
+static struct kobj_attribute dt_attr_max_propagations =
+	__ATTR_RW(max_propagations);
 static struct kobj_attribute dt_attr_gate = __ATTR_RW(gate);
 static struct kobj_attribute dt_attr_stats = __ATTR_RO(stats);
 
@@ -204,6 +246,8 @@ static struct attribute *dt_attrs[] = {
 	&dt_attr_inherit.attr,
 	&dt_attr_max_threads.attr,
 	&dt_attr_max_sockets.attr,
+	&dt_attr_trust.attr,
+	&dt_attr_max_propagations.attr,
 	&dt_attr_gate.attr,
 	&dt_attr_stats.attr,
 	NULL,

@@ -12,7 +12,8 @@
  *   in all three without ever running softirqs on unlock.
  * - Lock order: dt_flags_lock, then dt_socks_lock, then a socket's lock.
  *   No code holds two of them today; keep it that way if you can.
- * - Mutexes (process context only): dt_probe_lock, then dt_gate_lock.
+ * - Mutexes (process context only): dt_probe_lock, then dt_gate_lock;
+ *   dt_trust_lock alone (it serialises writers of the trust list).
  * - Entries are freed with kfree_rcu(); nothing sleeps under any of them.
  */
 #ifndef _DTRACER_H
@@ -44,13 +45,15 @@ int dt_probe_set(bool arm);
 /* stats.c: counters shown in /sys/distributed-tracer/stats. */
 enum dt_stat {
 	DT_STAT_MARKS_SENT,		/* segments leaving with the mark */
-	DT_STAT_MARKS_RECEIVED,		/* marked segments arriving */
+	DT_STAT_MARKS_RECEIVED,		/* trusted marked segments arriving */
+	DT_STAT_MARKS_UNTRUSTED,	/* ... from untrusted sources: ignored */
 	DT_STAT_PROPAGATIONS,		/* threads flagged by reading marks */
 	DT_STAT_INHERITS,		/* threads flagged at fork/clone */
 	DT_STAT_UNFLAGS,		/* flags dropped, for any reason */
 	DT_STAT_RESPONSES,		/* ... of which: response sent */
 	DT_STAT_ANSWERS,		/* answers read by clients */
 	DT_STAT_DROP_THREADS,		/* flags not set: thread table full */
+	DT_STAT_DROP_RATE,		/* propagations over max_propagations */
 	DT_STAT_DROP_SOCKETS,		/* sockets not followed: table full */
 	DT_STAT_DROP_RANGES,		/* marked ranges lost: socket's set full */
 	DT_STAT_DROP_NOMEM,		/* allocations that failed */
@@ -97,6 +100,8 @@ struct dt_sender {
 
 extern unsigned int dt_max_threads;
 extern bool dt_inherit;
+unsigned int dt_flags_max_propagations(void);
+void dt_flags_set_max_propagations(unsigned int per_second);
 #define DT_HINT_BITS 10
 extern unsigned long dt_flags_hint[];
 void dt_flags_exit(void);
@@ -153,6 +158,14 @@ unsigned long dt_egress_missed(void);
 /* ingress.c: detect marked segments, flag the threads that read them. */
 int dt_ingress_arm(void);
 void dt_ingress_disarm(void);
+
+/* trust.c: the sources whose marks are honoured. */
+struct sk_buff;
+int dt_trust_init(void);
+void dt_trust_exit(void);
+bool dt_trusted(const struct sk_buff *skb, u8 pf);
+int dt_trust_set(const char *buf, size_t len);
+ssize_t dt_trust_show(char *buf);
 
 /* gate.c: what the lttng-modules fork asks before recording an event. */
 enum dt_gate_mode {

@@ -13,12 +13,19 @@
  * dt_trace_active counts the entries. Every insertion and removal fires
  * dtracer_flag or dtracer_unflag (events.c) under dt_flags_lock, so the
  * events come in the order the table changed.
+ *
+ * Propagations are rate limited: at most max_propagations new flags per
+ * second (a ratelimit_state, taken under dt_flags_lock, so that its
+ * trylock never fails for contention). A flood of marked segments from a
+ * trusted peer cannot keep this host tracing at will; the refused ones
+ * are counted (drops_rate).
  */
 #include "dtracer.h"
 
 #include <linux/hash.h>
 #include <linux/hashtable.h>
 #include <linux/pid.h>
+#include <linux/ratelimit.h>
 #include <linux/rculist.h>
 #include <linux/sched.h>
 #include <linux/sched/task.h>
@@ -73,6 +80,29 @@ static void dt_hint_put(const struct task_struct *task)
 
 unsigned int dt_max_threads = 4096;
 bool dt_inherit = true;
+
+#define DT_PROPAGATIONS_DEFAULT 1000	/* per second */
+static struct ratelimit_state dt_propagation_rate =
+	RATELIMIT_STATE_INIT_FLAGS(dt_propagation_rate, HZ,
+				   DT_PROPAGATIONS_DEFAULT,
+				   RATELIMIT_MSG_ON_RELEASE);
+
+/* New propagated flags allowed per second; 0: no limit. */
+unsigned int dt_flags_max_propagations(void)
+{
+	return READ_ONCE(dt_propagation_rate.interval) ?
+	       READ_ONCE(dt_propagation_rate.burst) : 0;
+}
+
+void dt_flags_set_max_propagations(unsigned int per_second)
+{
+	unsigned long irq;
+
+	spin_lock_irqsave(&dt_flags_lock, irq);
+	WRITE_ONCE(dt_propagation_rate.burst, per_second);
+	WRITE_ONCE(dt_propagation_rate.interval, per_second ? HZ : 0);
+	spin_unlock_irqrestore(&dt_flags_lock, irq);
+}
 
 static struct dt_flag *dt_flag_find(const struct task_struct *task)
 {
@@ -320,6 +350,9 @@ static bool dt_flag_insert(struct dt_flag *f)
 		/* Exiting, or flagged meanwhile: nothing to do. */
 	} else if (dt_nflags >= READ_ONCE(dt_max_threads)) {
 		dt_stat_inc(DT_STAT_DROP_THREADS);
+	} else if (f->reason == DT_REASON_PROPAGATED &&
+		   !__ratelimit(&dt_propagation_rate)) {
+		dt_stat_inc(DT_STAT_DROP_RATE);
 	} else {
 		dt_flag_insert_locked(f);
 		done = true;
@@ -330,7 +363,10 @@ static bool dt_flag_insert(struct dt_flag *f)
 	return done;
 }
 
-/* task read marked bytes from sk: flag it, unless it already is. */
+/*
+ * task read marked bytes from sk: flag it, unless it already is (or the
+ * table is full, or max_propagations were flagged this second).
+ */
 void dt_flags_propagate(struct task_struct *task, const struct sock *sk)
 {
 	struct dt_flag *f;

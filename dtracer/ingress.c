@@ -4,10 +4,12 @@
  * their bytes.
  *
  * 1. Detection (netfilter LOCAL_IN, IPv4 and IPv6): a TCP segment with
- *    the first reserved bit and a payload is looked up to its established
- *    socket, and its sequence range is added to the socket's received
- *    marked ranges, and dtracer_mark_recv fires. The packet is left as it
- *    came: the stack ignores the bit. Unmarked packets cost a protocol test and one byte test.
+ *    the first reserved bit and a payload from a trusted source (trust.c;
+ *    others are counted and ignored) is looked up to its established
+ *    socket, its sequence range is added to the socket's received marked
+ *    ranges, and dtracer_mark_recv fires. The packet is left as it came:
+ *    the stack ignores the bit. Unmarked packets cost a protocol test and
+ *    one byte test.
  * 2. Propagation (tracepoint tcp_rcv_space_adjust, which every TCP read
  *    path fires in the reader's context once it has taken bytes): a read
  *    that moves copied_seq past marked bytes flags the reading thread,
@@ -98,6 +100,10 @@ static unsigned int dt_ingress_hook(void *priv, struct sk_buff *skb,
 	len = skb->len - thoff - th->doff * 4;
 	if (len <= 0)
 		return NF_ACCEPT;
+	if (!dt_trusted(skb, state->pf)) {
+		dt_stat_inc(DT_STAT_MARKS_UNTRUSTED);
+		return NF_ACCEPT;
+	}
 	dt_stat_inc(DT_STAT_MARKS_RECEIVED);
 	seq = ntohl(th->seq);
 	dt_event_mark_recv(skb, state->pf, th, seq, seq + len);

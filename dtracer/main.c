@@ -3,7 +3,8 @@
  * dtracer: module init and exit, nothing else. Each concern lives in its
  * own file (see docs/architecture.md): flags.c (flagged threads),
  * lifecycle.c (fork/exit), sockets.c (marked ranges per socket),
- * egress.c (marking), ingress.c (detection, propagation), state.c
+ * egress.c (marking), ingress.c (detection, propagation), trust.c
+ * (whose marks are honoured), state.c
  * (switches), gate.c (what LTTng records), events.c (tracepoints),
  * control.c (sysfs), stats.c, parse.c, ranges.c.
  */
@@ -16,16 +17,24 @@ static int __init dt_init(void)
 {
 	int ret;
 
-	ret = dt_lifecycle_init();
+	ret = dt_trust_init();
 	if (ret)
 		return ret;
+	ret = dt_lifecycle_init();
+	if (ret)
+		goto out_trust;
 	ret = dt_control_init();
-	if (ret) {
-		dt_lifecycle_exit();
-		return ret;
-	}
+	if (ret)
+		goto out_lifecycle;
 	pr_info("loaded\n");
 	return 0;
+
+out_lifecycle:
+	dt_lifecycle_exit();
+out_trust:
+	dt_trust_exit();
+	rcu_barrier();
+	return ret;
 }
 
 /*
@@ -38,6 +47,7 @@ static void __exit dt_exit(void)
 	dt_probe_set(false);
 	dt_lifecycle_exit();
 	dt_flags_exit();
+	dt_trust_exit();
 	rcu_barrier();
 	pr_info("unloaded\n");
 }
@@ -48,4 +58,4 @@ module_exit(dt_exit);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("Zero-instrumentation distributed kernel tracing");
 MODULE_AUTHOR("The dtracer developers");
-MODULE_VERSION("0.5.0");
+MODULE_VERSION("0.6.0");

@@ -16,6 +16,8 @@
 #include <errno.h>
 #endif
 
+#define DT_PREFIXES_MAX 32	/* prefixes in one list */
+
 /*
  * A switch: exactly "0" or "1", optionally followed by one newline.
  * Returns 0 and sets *on, or -EINVAL (and leaves *on alone).
@@ -38,5 +40,33 @@ int dt_parse_uint(const char *buf, size_t len, unsigned int min,
  * holds more than max ids. ids may be written to even on failure.
  */
 int dt_parse_tids(const char *buf, size_t len, int *ids, size_t max);
+
+/* An address prefix: the first "bits" bits of addr. */
+struct dt_prefix {
+	unsigned char family;		/* 4 or 6 */
+	unsigned char bits;		/* 0-32 or 0-128 */
+	unsigned char addr[16];		/* network order; IPv4: addr[0..3] */
+};
+
+/*
+ * A list of address prefixes, "ADDRESS[/BITS]" each, separated by spaces,
+ * tabs, newlines or commas (leading and trailing ones allowed). ADDRESS
+ * is an IPv4 or IPv6 address in the text forms inet_pton(3) accepts
+ * (dotted quad without leading zeros; IPv6 with at most one "::" and an
+ * optional dotted-quad tail); BITS is 0-32 or 0-128 and defaults to the
+ * whole address; the bits after the prefix must be zero. Returns the
+ * number of prefixes stored in out[0..max) (0 for an empty list), -EINVAL
+ * if anything in the list is not such a prefix, or -E2BIG if it holds
+ * more than max. out may be written to even on failure.
+ */
+int dt_parse_prefixes(const char *buf, size_t len, struct dt_prefix *out,
+		      size_t max);
+
+/*
+ * Whether addr (4 or 16 bytes, network order, of the given family: 4 or
+ * 6) starts with prefix p. A prefix never matches the other family.
+ */
+bool dt_prefix_match(const struct dt_prefix *p, unsigned char family,
+		     const unsigned char *addr);
 
 #endif /* _DTRACER_PARSE_H */

@@ -18,12 +18,19 @@ as_nobody() {
 		sh -c ". '$DT_SRCDIR/tests/vm/guest-lib.sh'; $*"
 }
 
+# The defaults, without the test LAN's trust option.
+rm -f "$DT_TRUST_CONF"
 check "modprobe dtracer" modprobe dtracer
 for f in add_pid:200 remove_pid:200 list_pid:444 stats:444 inherit:644 \
-	max_threads:644 max_sockets:644 gate:644; do
+	max_threads:644 max_sockets:644 gate:644 trust:644 \
+	max_propagations:644 probe:644 trace:444; do
 	check "${f%:*} has mode ${f#*:}, owned by root" \
 		test "$(stat -c '%a %U' $sys/${f%:*})" = "${f#*:} root"
 done
+n=$(ls $sys | wc -l)
+check "no other file in $sys ($n files)" test "$n" = 12
+check "trust: loopback only by default" reads_exactly $sys/trust "127.0.0.0/8 ::1/128"
+check "max_propagations: 1000 by default" reads_exactly $sys/max_propagations 1000
 check "list_pid is empty after load" list_is
 check "stats: no thread, no socket" sh -c "[ $(stat_of threads) = 0 ] && [ $(stat_of sockets) = 0 ]"
 check "inherit is 1 by default" reads_exactly $sys/inherit 1
@@ -118,19 +125,74 @@ done
 check "max_sockets still reads 4096" reads_exactly $sys/max_sockets 4096
 check "max_sockets 100 reads back" sh -c "echo 100 > $sys/max_sockets && [ \$(cat $sys/max_sockets) = 100 ]"
 
+# trust: a whole list or nothing.
+for bad in 10.0.0.1/8 10.0.0.0/33 10.0.0.0/ 1.2.3 01.2.3.4 256.0.0.0 \
+	'::1::' '1:2:3:4:5:6:7:8:9' 2001:db8::1/64 ::/129 'fe80::1%%1' localhost \
+	'10.0.0.0/8;::1' '10.0.0.0/8 x' '10.0.0.0/8\0' '10.0.0.0/-1'; do
+	check "trust refuses '$bad' with EINVAL" write_expect $sys/trust "$bad" "Invalid argument"
+done
+many=$(for i in $(seq 1 33); do printf '10.%d.0.0/16 ' "$i"; done)
+check "trust refuses 33 prefixes with E2BIG" write_expect $sys/trust "$many" "Argument list too long"
+check "... and is still the default" reads_exactly $sys/trust "127.0.0.0/8 ::1/128"
+check "trust ' 10.0.0.0/8,2001:DB8::/32\\n' (spaces, commas, capitals)" \
+	sh -c "printf ' 10.0.0.0/8,2001:DB8::/32\\n' > $sys/trust"
+check "... reads back '10.0.0.0/8 2001:db8::/32'" reads_exactly $sys/trust "10.0.0.0/8 2001:db8::/32"
+check "trust: a bare address is a /32" sh -c "echo 192.0.2.7 > $sys/trust"
+check "... reads '192.0.2.7/32'" reads_exactly $sys/trust 192.0.2.7/32
+check "trust: an IPv4-mapped prefix" sh -c "echo ::ffff:192.0.2.0/120 > $sys/trust"
+check "... reads back" reads_exactly $sys/trust ::ffff:192.0.2.0/120
+many=$(for i in $(seq 1 32); do printf '10.%d.0.0/16 ' "$i"; done)
+check "trust takes 32 prefixes" sh -c "echo '$many' > $sys/trust"
+check "... and lists them" test "$(wc -w < $sys/trust)" = 32
+check "trust: a lone newline trusts nobody" sh -c "echo > $sys/trust"
+check "... reads an empty line" reads_exactly $sys/trust ""
+check "trust back to loopback" sh -c "echo '127.0.0.0/8 ::1/128' > $sys/trust"
+
+for bad in -1 abc 1000001 '5 ' '\n' 0x10; do
+	check "max_propagations refuses '$bad' with EINVAL" \
+		write_expect $sys/max_propagations "$bad" "Invalid argument"
+done
+check "... still 1000" reads_exactly $sys/max_propagations 1000
+check "max_propagations 0 (no limit) reads back" \
+	sh -c "echo 0 > $sys/max_propagations && [ \$(cat $sys/max_propagations) = 0 ]"
+check "max_propagations 1000000 reads back" \
+	sh -c "echo 1000000 > $sys/max_propagations && [ \$(cat $sys/max_propagations) = 1000000 ]"
+check "max_propagations back to 1000" sh -c "echo 1000 > $sys/max_propagations"
+
 # Root only; reads for everyone, each ending with a newline.
 check "nobody cannot add_pid" as_nobody "write_expect $sys/add_pid $s3 'Permission denied'"
 check "nobody cannot remove_pid" as_nobody "write_expect $sys/remove_pid $s1 'Permission denied'"
 check "nobody cannot change inherit" as_nobody "write_expect $sys/inherit 0 'Permission denied'"
+check "nobody cannot change probe" as_nobody "write_expect $sys/probe 1 'Permission denied'"
+check "nobody cannot change gate" as_nobody "write_expect $sys/gate off 'Permission denied'"
+check "nobody cannot change max_threads" as_nobody "write_expect $sys/max_threads 1 'Permission denied'"
+check "nobody cannot change max_sockets" as_nobody "write_expect $sys/max_sockets 1 'Permission denied'"
+check "nobody cannot change trust" as_nobody "write_expect $sys/trust 0.0.0.0/0 'Permission denied'"
+check "nobody cannot change max_propagations" \
+	as_nobody "write_expect $sys/max_propagations 0 'Permission denied'"
+check "nobody cannot write to trace" as_nobody "write_expect $sys/trace 1 'Permission denied'"
 check "... nothing changed" list_is "$s1 $s1 manual" "$s2 $s2 manual"
-check "nobody can read list_pid and stats" as_nobody "cat $sys/list_pid $sys/stats"
-for f in list_pid stats trace probe inherit max_threads max_sockets gate; do
+check "... trust, probe, gate, limits as they were" sh -c "
+	[ \"\$(cat $sys/trust)\" = '127.0.0.0/8 ::1/128' ] && [ \$(cat $sys/probe) = 0 ] &&
+	[ \$(cat $sys/max_threads) = 4096 ] && [ \$(cat $sys/max_sockets) = 100 ] &&
+	[ \$(cat $sys/max_propagations) = 1000 ] && [ \$(cat $sys/gate) = global ]"
+check "no file in $sys is writable by group or others" test -z "$(find $sys/ -perm /022)"
+check "nobody can read list_pid, stats, trust" as_nobody "cat $sys/list_pid $sys/stats $sys/trust"
+for f in list_pid stats trace probe inherit max_threads max_sockets gate trust max_propagations; do
 	check "$f ends with a newline" ends_with_newline $sys/$f
 done
 n=$(awk 'NF != 2 || $2 !~ /^[0-9]+$/' $sys/stats | wc -l)
 [ "$n" -eq 0 ] && ok "stats: every line is 'name number'" || not_ok "stats: $n lines are not 'name number'"
 
 check "rmmod with two threads flagged" rmmod dtracer
+# The module parameter: the initial list, or a refused load.
+check_fails "modprobe dtracer trust=bogus fails" modprobe dtracer trust=bogus
+check "... and loads nothing" test ! -e $sys
+check "... the kernel log says why" sh -c 'dmesg | grep -q "dtracer: trust=\"bogus\": not a list of address prefixes"'
+check "modprobe dtracer trust=192.0.2.0/24,2001:db8::/64" \
+	modprobe dtracer trust=192.0.2.0/24,2001:db8::/64
+check "... trust lists both" reads_exactly $sys/trust "192.0.2.0/24 2001:db8::/64"
+check "rmmod" rmmod dtracer
 check "modprobe again" modprobe dtracer
 check "list_pid starts empty" list_is
 check "trace starts at 0" reads_exactly $sys/trace 0

@@ -2,6 +2,7 @@
  * Unit tests of dtracer/parse.c, the very file the module builds: what a
  * write to /sys/distributed-tracer/probe accepts and refuses.
  */
+#include <arpa/inet.h>
 #include <string.h>
 
 #include "parse.h"
@@ -93,10 +94,136 @@ static void test_uint(void)
 	   "number: overflow is refused");
 }
 
+static int prefixes(const char *s, struct dt_prefix *p, size_t max)
+{
+	return dt_parse_prefixes(s, strlen(s), p, max);
+}
+
+/* s is one prefix: family, length and address as inet_pton reads ADDR. */
+static void prefix_is(const char *s, int family, int bits, const char *addr)
+{
+	unsigned char want[16] = { 0 };
+	struct dt_prefix p;
+	int n = prefixes(s, &p, 1);
+
+	inet_pton(family == 4 ? AF_INET : AF_INET6, addr, want);
+	ok(n == 1 && p.family == family && p.bits == bits &&
+	   !memcmp(p.addr, want, family == 4 ? 4 : 16),
+	   "prefix \"%s\": IPv%d /%d", s, family, bits);
+}
+
+static void prefix_refused(const char *what, const char *s, size_t len)
+{
+	struct dt_prefix p[4];
+
+	ok(dt_parse_prefixes(s, len, p, 4) == -EINVAL, "prefix list refuses %s", what);
+}
+
+/*
+ * An address alone (no '/') is accepted exactly when inet_pton accepts
+ * it, with the same bytes.
+ */
+static void same_as_inet_pton(const char *s)
+{
+	unsigned char want[16];
+	struct dt_prefix p;
+	int family = strchr(s, ':') ? AF_INET6 : AF_INET;
+	int theirs = inet_pton(family, s, want) == 1;
+	int n = dt_parse_prefixes(s, strlen(s), &p, 1);
+
+	ok(theirs ? n == 1 && !memcmp(p.addr, want, family == AF_INET ? 4 : 16) :
+		    n == -EINVAL,
+	   "address \"%s\": %s, as inet_pton", s, theirs ? "accepted" : "refused");
+}
+
+static bool matches(const char *prefix, const char *addr)
+{
+	unsigned char a[16];
+	struct dt_prefix p;
+	int v6 = strchr(addr, ':') != NULL;
+
+	if (prefixes(prefix, &p, 1) != 1 || inet_pton(v6 ? AF_INET6 : AF_INET, addr, a) != 1)
+		return false;
+	return dt_prefix_match(&p, v6 ? 6 : 4, a);
+}
+
+static void test_prefixes(void)
+{
+	static const char *const pton[] = {
+		"0.0.0.0", "255.255.255.255", "192.0.2.1", "1.2.3", "1.2.3.4.5",
+		"01.2.3.4", "1.2.3.04", "256.1.1.1", "1..2.3", ".1.2.3", "1.2.3.",
+		"0x1.2.3.4", "::", "::1", "1::", "1::2", ":1", "1:",
+		":::", "1:::2", "1::2::3", "1:2:3:4:5:6:7:8", "1:2:3:4:5:6:7:8:9",
+		"1:2:3:4:5:6:7::", "::2:3:4:5:6:7:8", "1:2:3:4::5:6:7:8",
+		"12345::", "ffff::", "FFFF::AbCd", "::ffff:192.0.2.1",
+		"::192.0.2.1", "1:2:3:4:5:6:1.2.3.4", "1:2:3:4:5:6:7:1.2.3.4",
+		"1:2:3:4:5::1.2.3.4", "::1.2.3", "::1.2.3.04", "::1.2.3.4:1",
+		"1.2.3.4::", "::g", "2001:db8::", "fe80::1%eth0", "::.1.2.3",
+	};
+	struct dt_prefix p[4];
+	size_t i;
+
+	for (i = 0; i < sizeof(pton) / sizeof(pton[0]); i++)
+		same_as_inet_pton(pton[i]);
+
+	prefix_is("192.0.2.0/24", 4, 24, "192.0.2.0");
+	prefix_is("192.0.2.7", 4, 32, "192.0.2.7");
+	prefix_is("0.0.0.0/0", 4, 0, "0.0.0.0");
+	prefix_is("10.128.0.0/9", 4, 9, "10.128.0.0");
+	prefix_is("2001:db8::/64", 6, 64, "2001:db8::");
+	prefix_is("::1", 6, 128, "::1");
+	prefix_is("::/0", 6, 0, "::");
+	prefix_is("fe80::/10", 6, 10, "fe80::");
+	prefix_is("::ffff:192.0.2.0/120", 6, 120, "::ffff:192.0.2.0");
+	prefix_is("127.0.0.0/08", 4, 8, "127.0.0.0");
+
+	ok(prefixes("127.0.0.0/8 ::1/128", p, 4) == 2 && p[0].family == 4 &&
+	   p[1].family == 6, "prefix list: two prefixes");
+	ok(prefixes(" 10.0.0.0/8,\t2001:db8::/32\n,,192.0.2.1 \n", p, 4) == 3 &&
+	   p[2].bits == 32, "prefix list: spaces, tabs, newlines and commas separate");
+	ok(prefixes("", p, 4) == 0, "prefix list: an empty write is the empty list");
+	ok(prefixes("\n", p, 4) == 0, "prefix list: a lone newline is the empty list");
+	ok(prefixes("1.0.0.0/8 2.0.0.0/8 3.0.0.0/8", p, 2) == -E2BIG,
+	   "prefix list: more prefixes than room is refused (E2BIG)");
+
+	prefix_refused("host bits after the prefix (IPv4)", "192.0.2.1/24", 12);
+	prefix_refused("host bits after the prefix (IPv6)", "2001:db8::1/64", 14);
+	prefix_refused("one host bit in a partial byte", "10.192.0.0/9", 12);
+	prefix_refused("/33", "10.0.0.0/33", 11);
+	prefix_refused("/129", "::/129", 6);
+	prefix_refused("an empty length", "10.0.0.0/", 9);
+	prefix_refused("a negative length", "10.0.0.0/-8", 11);
+	prefix_refused("a length with letters", "10.0.0.0/8a", 11);
+	prefix_refused("two slashes", "10.0.0.0/8/8", 12);
+	prefix_refused("a lone slash", "/8", 2);
+	prefix_refused("a host name", "localhost", 9);
+	prefix_refused("a good prefix then garbage", "10.0.0.0/8 x", 12);
+	prefix_refused("a NUL in an address", "10.0.0.0\0/8", 11);
+	prefix_refused("a semicolon separator", "10.0.0.0/8;::1", 14);
+	prefix_refused("a zone index", "fe80::1%1", 9);
+
+	ok(matches("192.0.2.0/24", "192.0.2.200"), "match: 192.0.2.200 in 192.0.2.0/24");
+	ok(!matches("192.0.2.0/24", "192.0.3.1"), "match: 192.0.3.1 not in 192.0.2.0/24");
+	ok(matches("10.128.0.0/9", "10.255.1.1"), "match: 10.255.1.1 in 10.128.0.0/9");
+	ok(!matches("10.128.0.0/9", "10.127.1.1"), "match: 10.127.1.1 not in 10.128.0.0/9");
+	ok(matches("0.0.0.0/0", "203.0.113.9"), "match: /0 holds every IPv4 address");
+	ok(!matches("0.0.0.0/0", "::1"), "match: an IPv4 prefix never holds an IPv6 address");
+	ok(!matches("::/0", "127.0.0.1"), "match: an IPv6 prefix never holds an IPv4 address");
+	ok(!matches("::ffff:0.0.0.0/96", "127.0.0.1"),
+	   "match: an IPv4-mapped prefix does not hold the IPv4 address itself");
+	ok(matches("2001:db8::/64", "2001:db8::c"), "match: 2001:db8::c in 2001:db8::/64");
+	ok(!matches("2001:db8::/64", "2001:db8:0:1::c"), "match: 2001:db8:0:1::c not in 2001:db8::/64");
+	ok(matches("fe80::/10", "febf::1") && !matches("fe80::/10", "fec0::1"),
+	   "match: /10 splits a byte");
+	ok(matches("192.0.2.7", "192.0.2.7") && !matches("192.0.2.7", "192.0.2.6"),
+	   "match: a bare address is one host");
+}
+
 int main(void)
 {
 	test_tids();
 	test_uint();
+	test_prefixes();
 
 	accepted("0", false);
 	accepted("1", true);

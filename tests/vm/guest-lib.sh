@@ -13,6 +13,8 @@
 #                           shell flags itself, then becomes CMD)
 
 DT_TAP=$DT_RESULTS/tap
+# Written by guest-init.sh: "options dtracer trust=<the test LAN>".
+DT_TRUST_CONF=/etc/modprobe.d/dtracer-test-lan.conf
 dt_failures=0
 
 diag() {

@@ -1,0 +1,169 @@
+# Guest side of t-trust.sh (sourced after tests/vm/guest-lib.sh).
+#
+#   dt-a: dtracer trusting the LAN; tcpdump on eth0; a flagged client
+#         that runs phase N when dt-b opens port 7310+N, and tells dt-b
+#         it is done on port 7320+N
+#   dt-b: dtracer, trust and max_propagations set per phase; echo
+#         servers, one port per case:
+#
+#   phase 1  default trust (loopback)   7300 IPv4: untrusted
+#            (and a local client on 127.0.0.1:7307: trusted)
+#   phase 2  trust the IPv4 LAN         7301 IPv4: trusted, 7302 IPv6: not
+#   phase 3  a foreign IPv4 host and    7303 IPv4: untrusted, 7304 IPv6:
+#            the IPv6 LAN               trusted
+#   phase 4  both, max_propagations 5   7305 60 requests: at most 5 a second
+#   phase 5  max_propagations 0         7306 20 requests: all propagate
+tcp=$DT_BUILDDIR/tests/tools/dt-tcp
+pcap=$DT_BUILDDIR/tests/tools/dt-pcap
+sys=/sys/distributed-tracer
+lan4=${DT_ADDR%.*}.0/24
+lan6=${DT_ADDR6%::*}::/64
+
+# answers PORT: "N M": data segments sent from PORT, and how many are marked.
+answers() {
+	awk -v p="$1" '$2 == p && $6 > 0 { n++; m += $7 } END { print n + 0, m + 0 }' /tmp/segs
+}
+
+all_marked() {
+	set -- $(answers "$1")
+	[ "$1" -gt 0 ] && [ "$1" -eq "$2" ] || { echo "$2 of $1 answer segments marked"; return 1; }
+}
+
+none_marked() {
+	set -- $(answers "$1")
+	[ "$1" -gt 0 ] && [ "$2" -eq 0 ] || { echo "$2 of $1 answer segments marked"; return 1; }
+}
+
+# On dt-b: counters before a phase, and their growth since.
+mark_stats() {
+	cat $sys/stats > /tmp/stats.before
+}
+
+grown() {
+	echo $(($(stat_of "$1") - $(awk -v k="$1" '$1 == k { print $2 }' /tmp/stats.before)))
+}
+
+# grew NAME OP N: the counter's growth since mark_stats compares so.
+grew() {
+	_g=$(grown "$1")
+	[ "$_g" "$2" "$3" ] || { echo "$1 grew by $_g, expected $2 $3"; return 1; }
+}
+
+case $DT_HOST in
+dt-a)
+	check "modprobe dtracer (trusting the LAN)" modprobe dtracer
+	check "probe armed" sh -c "echo 1 > $sys/probe"
+	check "GRO off on eth0 (capture the wire's segments)" ethtool -K eth0 gro off
+	tcpdump -i eth0 -n -U -w /tmp/cap.pcap tcp 2> /tmp/tcpdump.err &
+	tdpid=$!
+	check "tcpdump is capturing" wait_for 30 grep -q listening /tmp/tcpdump.err
+
+	# phase N CMD...: when dt-b is ready, run CMD, then tell dt-b.
+	phase() {
+		_n=$1
+		shift
+		check "phase $_n: dt-b is ready" wait_for 300 $tcp request dt-b $((7310 + _n)) go
+		"$@"
+		check "phase $_n: dt-b heard we are done" wait_for 60 $tcp request dt-b $((7320 + _n)) done
+	}
+	phase 1 check "phase 1: 5 flagged requests answered" flagged $tcp request dt-b 7300 one 5
+	p2() {
+		check "phase 2: 5 flagged IPv4 requests answered" flagged $tcp request dt-b 7301 two 5
+		check "phase 2: 5 flagged IPv6 requests answered" flagged $tcp request dt-b-6 7302 two6 5
+	}
+	phase 2 p2
+	p3() {
+		check "phase 3: 5 flagged IPv4 requests answered" flagged $tcp request dt-b 7303 three 5
+		check "phase 3: 5 flagged IPv6 requests answered" flagged $tcp request dt-b-6 7304 three6 5
+	}
+	phase 3 p3
+	phase 4 check "phase 4: 60 flagged requests answered" flagged $tcp request dt-b 7305 four 60
+	phase 5 check "phase 5: 20 flagged requests answered" flagged $tcp request dt-b 7306 five 20
+
+	sleep 1
+	kill $tdpid
+	wait $tdpid
+	check "the capture reads back" sh -c "$pcap /tmp/cap.pcap > /tmp/segs"
+	cp /tmp/segs "$DT_RESULTS/segs"
+	check "default trust (loopback): dt-b's answers to dt-a unmarked" none_marked 7300
+	check "IPv4 LAN trusted: dt-b's IPv4 answers marked" all_marked 7301
+	check "... its IPv6 answers at the same time unmarked" none_marked 7302
+	check "a foreign IPv4 host trusted: dt-b's IPv4 answers unmarked" none_marked 7303
+	check "... the IPv6 LAN trusted: its IPv6 answers marked" all_marked 7304
+	set -- $(answers 7305)
+	[ "$2" -gt 0 ] && [ "$2" -lt "$1" ] &&
+		ok "rate limited: $2 of dt-b's $1 answers marked" ||
+		not_ok "rate limited: $2 of dt-b's $1 answers marked, expected some but not all"
+	check "no limit: all of dt-b's answers marked" all_marked 7306
+	check "dt-a honoured dt-b's marked answers (answers counted)" test "$(stat_of answers)" -ge 30
+	;;
+dt-b)
+	rm -f "$DT_TRUST_CONF"
+	check "modprobe dtracer (default trust)" modprobe dtracer
+	check "trust: loopback only" reads_exactly $sys/trust "127.0.0.0/8 ::1/128"
+	check "probe armed" sh -c "echo 1 > $sys/probe"
+	for p in 7300 7301 7303 7305 7306 7307; do
+		$tcp serve -4 $p 0 > /tmp/serve-$p.log 2>&1 &
+	done
+	for p in 7302 7304; do
+		$tcp serve -6 $p 0 > /tmp/serve-$p.log 2>&1 &
+	done
+
+	# go N: let dt-a run phase N and wait until it has.
+	go() {
+		$tcp serve -4 $((7310 + $1)) 1 > /dev/null 2>&1 &
+		check "phase $1: dt-a ran it" timeout 400 $tcp serve -4 $((7320 + $1)) 1
+	}
+
+	mark_stats
+	go 1
+	check "phase 1, loopback only: dt-a's marks counted as untrusted" grew marks_untrusted -ge 5
+	check "... not as received" grew marks_received -eq 0
+	check "... no thread flagged for them" grew propagations -eq 0
+	check "... nothing marked in answer" grew marks_sent -eq 0
+	mark_stats
+	check "a local flagged client on 127.0.0.1 is answered" \
+		flagged $tcp request 127.0.0.1 7307 local 3
+	check "... loopback marks are trusted: its 3 requests propagated" grew propagations -eq 3
+	check "... and its 3 answers counted" grew answers -eq 3
+
+	check "trust the IPv4 LAN only ($lan4)" sh -c "echo $lan4 > $sys/trust"
+	mark_stats
+	go 2
+	check "phase 2: 5 IPv4 requests propagated" grew propagations -eq 5
+	check "... 5 answered (unflagged)" grew responses -eq 5
+	check "... the IPv6 requests' marks counted as untrusted" grew marks_untrusted -ge 5
+
+	check "trust a foreign IPv4 host and the IPv6 LAN" \
+		sh -c "echo '192.0.2.200 $lan6' > $sys/trust"
+	check "... reads back" reads_exactly $sys/trust "192.0.2.200/32 $lan6"
+	mark_stats
+	go 3
+	check "phase 3: 5 IPv6 requests propagated" grew propagations -eq 5
+	check "... the IPv4 requests' marks counted as untrusted" grew marks_untrusted -ge 5
+
+	check "trust both LAN prefixes, max_propagations 5" \
+		sh -c "echo '$lan4 $lan6' > $sys/trust && echo 5 > $sys/max_propagations"
+	mark_stats
+	t0=$(date +%s)
+	go 4
+	t1=$(date +%s)
+	p=$(grown propagations) d=$(grown drops_rate)
+	max=$((5 * (t1 - t0 + 2)))
+	diag "phase 4: $p propagations and $d refused in $((t1 - t0)) s"
+	[ "$p" -ge 5 ] && [ "$p" -le "$max" ] &&
+		ok "phase 4: $p propagations in $((t1 - t0)) s: at most 5 a second" ||
+		not_ok "phase 4: $p propagations in $((t1 - t0)) s, expected 5 to $max"
+	[ "$d" -ge 1 ] && [ $((p + d)) -ge 60 ] &&
+		ok "phase 4: the $d others counted in drops_rate" ||
+		not_ok "phase 4: drops_rate grew by $d, propagations by $p; expected a sum of at least 60"
+	check "max_propagations 0 (no limit)" sh -c "echo 0 > $sys/max_propagations"
+	mark_stats
+	go 5
+	check "phase 5: all 20 requests propagated" grew propagations -eq 20
+	check "... none refused" grew drops_rate -eq 0
+	check "the kernel log has no rate limiter message" sh -c '! dmesg | grep -q suppressed'
+	check "rmmod dtracer" rmmod dtracer
+	;;
+esac
+dt_finish
