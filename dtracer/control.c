@@ -220,6 +220,9 @@ static ssize_t stats_show(struct kobject *kobj, struct kobj_attribute *attr,
 				     dt_stat_read(s));
 	len += sysfs_emit_at(buf, len, "drops_missed_probes %lu\n",
 			     dt_egress_missed());
+	for (s = 0; s < DT_MEM_COUNT; s++)
+		len += sysfs_emit_at(buf, len, "%s %ld\n", dt_mem_name(s),
+				     dt_mem_read(s));
 	return len;
 }
 

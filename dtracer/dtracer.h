@@ -66,6 +66,22 @@ void dt_stat_inc(enum dt_stat s);
 u64 dt_stat_read(enum dt_stat s);
 const char *dt_stat_name(enum dt_stat s);
 
+/*
+ * stats.c: table entries in memory, counted from allocation to free
+ * (after the RCU grace period for removed ones): stats' mem_threads and
+ * mem_sockets, back to 0 once the tables are empty and RCU has run.
+ */
+enum dt_mem {
+	DT_MEM_THREADS,
+	DT_MEM_SOCKETS,
+	DT_MEM_COUNT
+};
+
+void *dt_mem_zalloc(enum dt_mem m, size_t size, gfp_t gfp);
+void dt_mem_free(enum dt_mem m, const void *p);
+long dt_mem_read(enum dt_mem m);
+const char *dt_mem_name(enum dt_mem m);
+
 /* A socket's addresses, local first. */
 struct dt_tuple {
 	u16 family;

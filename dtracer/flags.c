@@ -159,6 +159,11 @@ static void dt_flag_insert_locked(struct dt_flag *f)
 	dt_event_flag(f->task, f->reason, f->parent, &f->tuple);
 }
 
+static void dt_flag_free_rcu(struct rcu_head *head)
+{
+	dt_mem_free(DT_MEM_THREADS, container_of(head, struct dt_flag, rcu));
+}
+
 static void dt_flag_remove_locked(struct dt_flag *f, enum dt_unflag why)
 {
 	lockdep_assert_held(&dt_flags_lock);
@@ -168,7 +173,7 @@ static void dt_flag_remove_locked(struct dt_flag *f, enum dt_unflag why)
 	atomic_dec(&dt_trace_active);
 	dt_stat_inc(DT_STAT_UNFLAGS);
 	dt_event_unflag(f->task, why, ktime_get_ns() - f->since, f->sk);
-	kfree_rcu(f, rcu);
+	call_rcu(&f->rcu, dt_flag_free_rcu);
 }
 
 static int dt_cmp_int(const void *a, const void *b)
@@ -272,7 +277,8 @@ int dt_flags_add(int *ids, int n)
 	if (!fresh)
 		goto out_tasks;
 	for (i = 0; i < n; i++) {
-		fresh[i] = kzalloc(sizeof(*fresh[i]), GFP_KERNEL);
+		fresh[i] = dt_mem_zalloc(DT_MEM_THREADS, sizeof(*fresh[i]),
+					 GFP_KERNEL);
 		if (!fresh[i])
 			goto out_fresh;
 		fresh[i]->task = tasks[i];
@@ -289,7 +295,7 @@ int dt_flags_add(int *ids, int n)
 			/* Now flagged by hand: only remove_pid ends it. */
 			fresh[i]->since = old->since;
 			hlist_replace_rcu(&old->node, &fresh[i]->node);
-			kfree_rcu(old, rcu);
+			call_rcu(&old->rcu, dt_flag_free_rcu);
 			dt_event_flag(tasks[i], DT_REASON_MANUAL, 0,
 				      &fresh[i]->tuple);
 		} else {
@@ -301,7 +307,7 @@ int dt_flags_add(int *ids, int n)
 
 out_fresh:
 	for (i = 0; i < n; i++)
-		kfree(fresh[i]);
+		dt_mem_free(DT_MEM_THREADS, fresh[i]);
 	kfree(fresh);
 out_tasks:
 	dt_put_threads(tasks, n);
@@ -359,7 +365,7 @@ static bool dt_flag_insert(struct dt_flag *f)
 	}
 	spin_unlock_irqrestore(&dt_flags_lock, irq);
 	if (!done)
-		kfree(f);
+		dt_mem_free(DT_MEM_THREADS, f);
 	return done;
 }
 
@@ -373,7 +379,7 @@ void dt_flags_propagate(struct task_struct *task, const struct sock *sk)
 
 	if (dt_flagged(task))
 		return;
-	f = kzalloc(sizeof(*f), GFP_ATOMIC);
+	f = dt_mem_zalloc(DT_MEM_THREADS, sizeof(*f), GFP_ATOMIC);
 	if (!f) {
 		dt_stat_inc(DT_STAT_DROP_NOMEM);
 		return;
@@ -434,7 +440,7 @@ void dt_flags_fork(struct task_struct *parent, struct task_struct *child)
 
 	if (!READ_ONCE(dt_inherit) || !atomic_read(&dt_trace_active))
 		return;
-	f = kzalloc(sizeof(*f), GFP_ATOMIC);
+	f = dt_mem_zalloc(DT_MEM_THREADS, sizeof(*f), GFP_ATOMIC);
 	if (!f) {
 		dt_stat_inc(DT_STAT_DROP_NOMEM);
 		return;
@@ -447,7 +453,7 @@ void dt_flags_fork(struct task_struct *parent, struct task_struct *child)
 	}
 	rcu_read_unlock();
 	if (!pf) {
-		kfree(f);
+		dt_mem_free(DT_MEM_THREADS, f);
 		return;
 	}
 	f->task = child;

@@ -39,7 +39,8 @@ out_trust:
 
 /*
  * Control first (no new writes), then the packet hooks, then fork/exit,
- * then the flags; rcu_barrier() waits for every kfree_rcu() queued.
+ * then the flags; rcu_barrier() waits for the RCU callbacks queued (the
+ * table entries' frees run module code).
  */
 static void __exit dt_exit(void)
 {

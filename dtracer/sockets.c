@@ -64,7 +64,7 @@ struct dt_sock *dt_sock_get(const struct sock *sk)
 	ds = dt_sock_find(sk);
 	if (ds)
 		return ds;
-	fresh = kzalloc(sizeof(*fresh), GFP_ATOMIC);
+	fresh = dt_mem_zalloc(DT_MEM_SOCKETS, sizeof(*fresh), GFP_ATOMIC);
 	if (!fresh) {
 		dt_stat_inc(DT_STAT_DROP_NOMEM);
 		return NULL;
@@ -85,8 +85,13 @@ struct dt_sock *dt_sock_get(const struct sock *sk)
 		fresh = NULL;
 	}
 	spin_unlock_irqrestore(&dt_socks_lock, irq);
-	kfree(fresh);
+	dt_mem_free(DT_MEM_SOCKETS, fresh);
 	return ds;
+}
+
+static void dt_sock_free_rcu(struct rcu_head *head)
+{
+	dt_mem_free(DT_MEM_SOCKETS, container_of(head, struct dt_sock, rcu));
 }
 
 static void dt_sock_remove_locked(struct dt_sock *ds)
@@ -94,7 +99,7 @@ static void dt_sock_remove_locked(struct dt_sock *ds)
 	lockdep_assert_held(&dt_socks_lock);
 	hash_del_rcu(&ds->node);
 	atomic_dec(&dt_nsocks);
-	kfree_rcu(ds, rcu);
+	call_rcu(&ds->rcu, dt_sock_free_rcu);
 }
 
 /* sk is being destroyed: forget it. Returns whether it was followed. */

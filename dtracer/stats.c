@@ -2,11 +2,13 @@
 /*
  * Counters shown in /sys/distributed-tracer/stats. Every event the module
  * could not handle (full table, failed allocation, unwritable packet) is
- * counted here instead of growing anything.
+ * counted here instead of growing anything. The table entries in memory
+ * are counted here too: the stress test's baseline.
  */
 #include "dtracer.h"
 
 #include <linux/atomic.h>
+#include <linux/slab.h>
 
 static atomic64_t dt_stats[DT_STAT_COUNT];
 
@@ -41,4 +43,38 @@ u64 dt_stat_read(enum dt_stat s)
 const char *dt_stat_name(enum dt_stat s)
 {
 	return dt_stat_names[s];
+}
+
+static atomic_long_t dt_mem[DT_MEM_COUNT];
+
+static const char *const dt_mem_names[DT_MEM_COUNT] = {
+	[DT_MEM_THREADS] = "mem_threads",
+	[DT_MEM_SOCKETS] = "mem_sockets",
+};
+
+void *dt_mem_zalloc(enum dt_mem m, size_t size, gfp_t gfp)
+{
+	void *p = kzalloc(size, gfp);
+
+	if (p)
+		atomic_long_inc(&dt_mem[m]);
+	return p;
+}
+
+void dt_mem_free(enum dt_mem m, const void *p)
+{
+	if (!p)
+		return;
+	kfree(p);
+	atomic_long_dec(&dt_mem[m]);
+}
+
+long dt_mem_read(enum dt_mem m)
+{
+	return atomic_long_read(&dt_mem[m]);
+}
+
+const char *dt_mem_name(enum dt_mem m)
+{
+	return dt_mem_names[m];
 }

@@ -58,13 +58,10 @@ dt-a)
 	tdpid=$!
 	check "tcpdump is capturing" wait_for 30 grep -q listening /tmp/tcpdump.err
 
-	# phase N CMD...: when dt-b is ready, run CMD, then tell dt-b.
 	phase() {
-		_n=$1
+		_p=$1
 		shift
-		check "phase $_n: dt-b is ready" wait_for 300 $tcp request dt-b $((7310 + _n)) go
-		"$@"
-		check "phase $_n: dt-b heard we are done" wait_for 60 $tcp request dt-b $((7320 + _n)) done
+		follow "$_p" 7310 dt-b "$@"
 	}
 	phase 1 check "phase 1: 5 flagged requests answered" flagged $tcp request dt-b 7300 one 5
 	p2() {
@@ -109,10 +106,8 @@ dt-b)
 		$tcp serve -6 $p 0 > /tmp/serve-$p.log 2>&1 &
 	done
 
-	# go N: let dt-a run phase N and wait until it has.
 	go() {
-		$tcp serve -4 $((7310 + $1)) 1 > /dev/null 2>&1 &
-		check "phase $1: dt-a ran it" timeout 400 $tcp serve -4 $((7320 + $1)) 1
+		lead "$1" 7310
 	}
 
 	mark_stats

@@ -26,6 +26,15 @@
  *       byte and read its answer, again and again on that connection,
  *       for SECONDS seconds; print the round trips per second (and the
  *       count); exit 0 only if every answer was right.
+ *   dt-tcp conns HOST PORT COUNT [K]
+ *       short connections, one after the other: connect, send one byte,
+ *       read its answer, close; COUNT times. With K, every Kth one is
+ *       reset right after its byte is sent, without reading the answer
+ *       (closed mid-request). Print "ANSWERED ABORTED RATE/s"; exit 0
+ *       only if every connection connected and every answer read was
+ *       right.
+ *
+ * A peer that resets is no error for serve: SIGPIPE is ignored.
  *
  * Plain sockets and blocking I/O: the point is a real request that the
  * kernel sees.
@@ -33,6 +42,7 @@
 #include <errno.h>
 #include <netdb.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,7 +62,8 @@ static int usage(void)
 		"       dt-tcp request HOST PORT MESSAGE [REPEAT]\n"
 		"       dt-tcp send HOST PORT BYTES\n"
 		"       dt-tcp duo HOST PORT ROUNDS CHUNK\n"
-		"       dt-tcp rr HOST PORT SECONDS\n");
+		"       dt-tcp rr HOST PORT SECONDS\n"
+		"       dt-tcp conns HOST PORT COUNT [K]\n");
 	return 2;
 }
 
@@ -420,8 +431,51 @@ static int rr(int argc, char **argv)
 	return 0;
 }
 
+/* conns: short connections, some reset mid-request. */
+static int conns(int argc, char **argv)
+{
+	struct linger rst = { .l_onoff = 1, .l_linger = 0 };
+	char buf[sizeof(PREFIX) + 1];
+	long count, every = 0, i, answered = 0, aborted = 0;
+	double start = now_s();
+	int fd;
+
+	if (argc < 3 || argc > 4 || parse_count(argv[2], &count) ||
+	    (argc == 4 && parse_count(argv[3], &every)))
+		return usage();
+	for (i = 1; i <= count; i++) {
+		fd = connect_to(argv[0], argv[1]);
+		if (fd < 0)
+			break;
+		if (write_all(fd, "c", 1)) {
+			close(fd);
+			break;
+		}
+		if (every && i % every == 0) {
+			setsockopt(fd, SOL_SOCKET, SO_LINGER, &rst, sizeof(rst));
+			aborted++;
+		} else if (read_answer(fd, "c", buf, strlen(PREFIX) + 1)) {
+			close(fd);
+			break;
+		} else {
+			answered++;
+		}
+		close(fd);
+	}
+	printf("%ld %ld %.1f\n", answered, aborted,
+	       (double)(answered + aborted) / (now_s() - start));
+	if (i <= count) {
+		fprintf(stderr, "dt-tcp: connection %ld of %ld failed\n", i, count);
+		return 1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	signal(SIGPIPE, SIG_IGN);
+	if (argc >= 2 && !strcmp(argv[1], "conns"))
+		return conns(argc - 2, argv + 2);
 	if (argc >= 2 && !strcmp(argv[1], "serve"))
 		return serve(argc - 2, argv + 2);
 	if (argc >= 2 && !strcmp(argv[1], "request"))

@@ -47,10 +47,10 @@ ip -6 addr add "$DT_ADDR6/64" dev eth0 nodad
 mount --bind "$DT_MODTREE" "/lib/modules/$(uname -r)"
 
 # dtracer honours marks from loopback only unless told otherwise: the
-# test LAN is trusted, as an administrator would set it on real hosts.
-# (guest-lib.sh's DT_TRUST_CONF; a test of the default removes it.)
+# test LAN is trusted too, as an administrator would set it on real
+# hosts. (guest-lib.sh's DT_TRUST_CONF; a test of the default removes it.)
 mkdir -p /etc/modprobe.d
-echo "options dtracer trust=${DT_ADDR%.*}.0/24,${DT_ADDR6%::*}::/64" \
+echo "options dtracer trust=127.0.0.0/8,::1/128,${DT_ADDR%.*}.0/24,${DT_ADDR6%::*}::/64" \
 	> /etc/modprobe.d/dtracer-test-lan.conf
 
 # Tells the harness the guest got as far as its script.

@@ -11,6 +11,10 @@
 #   stat_of NAME            a counter of /sys/distributed-tracer/stats
 #   flagged CMD...          run CMD in a thread flagged by add_pid (the
 #                           shell flags itself, then becomes CMD)
+#   lead N PORT             steps between two guests: let the other guest
+#   follow N PORT HOST CMD... run step N (PORT + N: its go, PORT + 10 + N:
+#                           its done, N < 10); the follower waits for
+#                           HOST's go, runs CMD (a check), says done
 
 DT_TAP=$DT_RESULTS/tap
 # Written by guest-init.sh: "options dtracer trust=<the test LAN>".
@@ -75,6 +79,22 @@ stat_of() {
 
 flagged() {
 	sh -c 'echo $$ > /sys/distributed-tracer/add_pid && exec "$@"' flagged "$@"
+}
+
+lead() {
+	$DT_BUILDDIR/tests/tools/dt-tcp serve -4 $(($2 + $1)) 1 > /dev/null 2>&1 &
+	check "step $1: the other guest ran it" \
+		timeout 600 $DT_BUILDDIR/tests/tools/dt-tcp serve -4 $(($2 + 10 + $1)) 1
+}
+
+follow() {
+	_n=$1 _port=$2 _host=$3
+	shift 3
+	check "step $_n: $_host is ready" \
+		wait_for 600 $DT_BUILDDIR/tests/tools/dt-tcp request $_host $((_port + _n)) go
+	"$@"
+	check "step $_n: told $_host it is done" \
+		wait_for 60 $DT_BUILDDIR/tests/tools/dt-tcp request $_host $((_port + 10 + _n)) done
 }
 
 # The guest script's exit status: non-zero if any check failed.
