@@ -66,6 +66,20 @@ void dt_graph_interrupt(void);
 int dt_traces_range(const struct dt_classes *c, char *const *traces, int n,
 		    int64_t *begin, int64_t *end);
 
+/*
+ * The trace (one of traces[0..n), as given to dt_graph_traces) whose
+ * source component the current thread's error comes from, or NULL. The
+ * error stays current.
+ */
+const char *dt_error_trace(char *const *traces, int n);
+
+/*
+ * If babeltrace2 aborts on an internal assertion (a corrupt trace it
+ * does not refuse properly), run cleanup, say so and exit 1. Set up by
+ * dt_classes_load(); cleanup may be NULL.
+ */
+void dt_graph_on_abort(void (*cleanup)(void));
+
 /* Print (and clear) the current thread's error: causes, latest first. */
 void dt_print_error(const char *prefix);
 

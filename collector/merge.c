@@ -64,6 +64,13 @@ static void remove_tree(const char *dir)
 	nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+/* If babeltrace2 aborts (graph.h): no partial output left behind. */
+static void remove_partial(void)
+{
+	if (cleanup_dir)
+		remove_tree(cleanup_dir);
+}
+
 static void on_signal(int sig)
 {
 	(void)sig;
@@ -101,8 +108,8 @@ static void progress_done(struct merge *m)
 /* ----- the passes ----------------------------------------------------- */
 
 /* Run g (NULL: it could not be built); progress only for the sync pass. */
-static int run_graph(struct merge *m, bt_graph *g, const char *bad,
-		     const char *what, int progress)
+static int run_graph(struct merge *m, bt_graph *g, GPtrArray *traces,
+		     const char *bad, const char *what, int progress)
 {
 	char *msg;
 	int r;
@@ -117,18 +124,26 @@ static int run_graph(struct merge *m, bt_graph *g, const char *bad,
 	r = dt_graph_run(g, progress ? progress_bar : NULL, m);
 	if (progress)
 		progress_done(m);
-	bt_graph_put_ref(g);
 	if (r == 1) {
 		fprintf(stderr, "dtracer: interrupted\n");
-		return -1;
-	}
-	if (r) {
-		msg = g_strdup_printf("dtracer: %s failed:", what);
+	} else if (r) {
+		bad = dt_error_trace((char *const *)traces->pdata,
+				     (int)traces->len);
+		msg = bad ? g_strdup_printf("dtracer: %s failed: cannot read "
+					    "%s:", what, bad) :
+		      g_strdup_printf("dtracer: %s failed:", what);
 		dt_print_error(msg);
 		g_free(msg);
-		return -1;
 	}
-	return 0;
+	/*
+	 * After an error or an interruption the graph is not finalized:
+	 * babeltrace2 2.0's sink.ctf.fs crashes finalizing a stream cut
+	 * short by an upstream error (an unknown event class id in a
+	 * stream). Its output is removed and the command ends just after.
+	 */
+	if (!r)
+		bt_graph_put_ref(g);
+	return r ? -1 : 0;
 }
 
 static int pass_sync(struct merge *m)
@@ -160,7 +175,7 @@ static int pass_sync(struct merge *m)
 	g = dt_graph_traces(&m->cls, (char *const *)m->traces->pdata,
 			    (int)m->traces->len, flt, &m->run, sink, params,
 			    &bad);
-	r = run_graph(m, g, bad, "reading the traces", 1);
+	r = run_graph(m, g, m->traces, bad, "reading the traces", 1);
 	bt_value_put_ref(params);
 	bt_component_class_filter_put_ref(flt);
 	if (!r && m->run.solved < 0) {
@@ -223,7 +238,7 @@ static int pass_text(struct merge *m, GPtrArray *outs)
 		g = dt_graph_traces(&m->cls, (char *const *)outs->pdata,
 				    (int)outs->len, NULL, NULL, m->cls.pretty,
 				    params, &bad);
-		r = run_graph(m, g, bad, "writing the timeline", 0);
+		r = run_graph(m, g, outs, bad, "writing the timeline", 0);
 	}
 	bt_value_put_ref(params);
 	g_free(path);
@@ -415,6 +430,7 @@ static int merge_body(struct merge *m, const char *cmd)
 
 	if (dt_classes_load(&m->cls))
 		return 1;
+	dt_graph_on_abort(remove_partial);
 	m->progress = isatty(STDERR_FILENO);
 	if (m->progress && dt_traces_range(&m->cls,
 			(char *const *)m->traces->pdata, (int)m->traces->len,

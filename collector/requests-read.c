@@ -352,6 +352,7 @@ static int run(struct reader *r, GPtrArray *traces, char **err)
 	bt_component_class_sink *sink;
 	const char *bad = NULL;
 	bt_graph *g = NULL;
+	char *msg;
 	int ret = -1;
 
 	if (dt_classes_load(&cls))
@@ -362,9 +363,13 @@ static int run(struct reader *r, GPtrArray *traces, char **err)
 					 (int)traces->len, NULL, NULL,
 					 sink, NULL, r, &bad);
 	if (!g) {
-		*err = g_strdup_printf("cannot read %s", bad ? bad :
+		/* the one line first, babeltrace2's causes below it */
+		msg = g_strdup_printf("dtracer: cannot read %s:",
+				      bad ? bad : "the traces");
+		dt_print_error(msg);
+		g_free(msg);
+		*err = g_strdup_printf("cannot read %s (above)", bad ? bad :
 				       "the traces");
-		dt_print_error("dtracer:");
 	} else {
 		ret = dt_graph_run(g, NULL, NULL);
 		if (ret == 1)
@@ -372,8 +377,16 @@ static int run(struct reader *r, GPtrArray *traces, char **err)
 		else if (ret && r->failed)
 			*err = g_strdup_printf("reading the traces: %s",
 					       strerror(r->failed));
-		else if (ret)
-			dt_print_error("dtracer: reading the traces failed:");
+		else if (ret) {
+			bad = dt_error_trace((char *const *)traces->pdata,
+					     (int)traces->len);
+			msg = g_strdup_printf("dtracer: cannot read %s:",
+					      bad ? bad : "the traces");
+			dt_print_error(msg);
+			g_free(msg);
+			*err = g_strdup_printf("cannot read %s (above)",
+					       bad ? bad : "the traces");
+		}
 		if (ret && !*err)
 			*err = strdup("reading the traces failed");
 	}

@@ -1230,7 +1230,7 @@ static void make_nodes(struct finish *F, GArray *msgs)
 
 	for (i = 0; i < F->b->raws->len; i++) {
 		struct raw *r = raw_at(F->b, (int)i);
-		GArray *cl;
+		GArray *cl = NULL;
 
 		r->first_final = (int)F->nodes->len;
 		r->n_final = 1;

@@ -41,6 +41,9 @@ int dt_ctf_clock_retime(const struct dt_ctf_clock *in,
 	/* time'(v) = base + v * 1e9 / freq */
 	base = tk - vk * NS / freq;
 	s = floorl(base / NS);
+	/* the origin must stay within int64 ns (babeltrace2's range) */
+	if (!(fabsl(s) <= (long double)(INT64_MAX / 1000000000)))
+		return -EINVAL;
 	c = (base - s * NS) * freq / NS;
 	if (llroundl(c) >= (long long)freq) {
 		s += 1;

@@ -396,16 +396,27 @@ static void build_tree(struct dt_sync *s, int ref)
 			struct dt_sync_host *hu = host_at(s, u), *hv;
 			struct dt_clock_map step;
 
+			struct dt_clock_map map;
+
 			if (v == u || done[v] || !p ||
 			    p->fit.quality < DT_SYNC_APPROX ||
 			    cost[u] + edge_cost(p) >= cost[v])
 				continue;
+			/* the fit maps b into a: from v into u when u is a */
+			step = fit_map(&p->fit, p->a != u);
+			map = compose(&hu->map, &step);
+			/*
+			 * A map must keep time going forwards: a fit of slope
+			 * 0 or less (drift <= -1, from a handful of absurd
+			 * samples) has no inverse, and would give NaN.
+			 */
+			if (!(1 + p->fit.drift > 0) || !isfinite(map.offset) ||
+			    !isfinite(map.drift) || !(1 + map.drift > 0))
+				continue;
 			cost[v] = cost[u] + edge_cost(p);
 			hv = host_at(s, v);
 			hv->via = u;
-			/* the fit maps b into a: from v into u when u is a */
-			step = fit_map(&p->fit, p->a != u);
-			hv->map = compose(&hu->map, &step);
+			hv->map = map;
 			hv->quality = hu->quality < p->fit.quality ?
 				      hu->quality : p->fit.quality;
 			hv->uncertainty = hu->uncertainty + p->half_width;
