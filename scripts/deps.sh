@@ -1,14 +1,17 @@
 #!/bin/sh
 # Install the Debian packages dtracer's build, tests and demo need, if
 # any is missing (apt-get update once, then one apt-get install). Needs
-# root. Does nothing when everything is there.
+# root. Does nothing when everything is there. clang and
+# libclang-rt-14-dev (libFuzzer and the sanitizer runtimes, only a
+# recommendation of clang-14) build the fuzz targets of tests/fuzz/.
 set -eu
 
 pkgs="autoconf automake make gcc libc6-dev pkg-config patch file kmod
 cpio gzip xz-utils tar perl iproute2 util-linux procps busybox-static qemu-system-x86
 linux-image-amd64 linux-headers-amd64 lttng-tools babeltrace2
 libbabeltrace2-dev libglib2.0-dev libjson-c-dev libtool tcpdump iperf3 socat ethtool libpcap-dev ca-certificates
-chromium fonts-dejavu-core curl python3 libssl3 libpcre2-8-0 dkms valgrind"
+chromium fonts-dejavu-core curl python3 libssl3 libpcre2-8-0 dkms valgrind
+clang libclang-rt-14-dev"
 
 missing=
 for p in $pkgs; do
