@@ -43,7 +43,9 @@ ip link set eth0 up
 ip addr add "$DT_ADDR/24" dev eth0
 ip -6 addr add "$DT_ADDR6/64" dev eth0 nodad
 
-# Our modules and the kernel's, with a modules.dep made on the host.
+# Our modules and the kernel's, with a modules.dep made on the host
+# (a kernel the host has no folder for, the debug kernel, gets one).
+mkdir -p "/lib/modules/$(uname -r)"
 mount --bind "$DT_MODTREE" "/lib/modules/$(uname -r)"
 
 # dtracer honours marks from loopback only unless told otherwise: the
@@ -56,12 +58,31 @@ echo "options dtracer trust=127.0.0.0/8,::1/128,${DT_ADDR%.*}.0/24,${DT_ADDR6%::
 # Tells the harness the guest got as far as its script.
 uname -r > /results/started
 
+# A kernel with kmemleak (the debug kernel of make check-debug): forget
+# what boot left unreferenced, so that the scan after the script reports
+# what happened during it.
+kmemleak=/sys/kernel/debug/kmemleak
+if [ -w "$kmemleak" ]; then
+	echo scan > "$kmemleak"
+	echo clear > "$kmemleak"
+fi
+
 export HOME=/root DT_HOST DT_ADDR DT_ADDR6 DT_HOSTS DT_HOSTS_LINES DT_INDEX DT_RESULTS=/results
 export DT_SRCDIR DT_BUILDDIR
 cd /tmp
 sh -c ". '$DT_SRCDIR/tests/vm/guest-lib.sh' && . '$DT_SCRIPT'" \
 	> /results/script.log 2>&1 < /dev/null
 rc=$?
+
+# kmemleak: two scans (an object whose contents changed since the
+# previous scan is given one more, which spares allocations caught in
+# use), then the report for vm.sh's vm_log_problems.
+if [ -w "$kmemleak" ]; then
+	echo scan > "$kmemleak"
+	sleep 6
+	echo scan > "$kmemleak"
+	cat "$kmemleak" > /results/kmemleak
+fi
 
 dmesg > /results/dmesg
 cat /proc/sys/kernel/tainted > /results/tainted

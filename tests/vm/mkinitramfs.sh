@@ -1,7 +1,9 @@
 #!/bin/sh
 # Build the test guests' initramfs: busybox-static, the drivers needed to
 # reach the host's root over virtio 9p (in dependency order, computed by
-# modprobe from the kernel's own modules.dep) and initramfs-init.
+# modprobe from the kernel's own modules.dep) and initramfs-init. Drivers
+# the kernel has built in (modules.builtin: the debug kernel's) are left
+# out; the list of modules to load may then be empty.
 #
 # usage: mkinitramfs.sh OUT.cpio.gz KERNEL_RELEASE MODULE_DIR BUSYBOX INIT
 set -eu

@@ -12,8 +12,11 @@ tree=$tmp/lib/modules/$rel
 
 rm -rf "$tmp"
 mkdir -p "$tree/extra/lttng"
-cp -al "$kmod/kernel" "$tree/kernel" 2>/dev/null ||
-	cp -a "$kmod/kernel" "$tree/kernel"
+# A kernel with everything built in (the debug kernel) may have no kernel/.
+if [ -d "$kmod/kernel" ]; then
+	cp -al "$kmod/kernel" "$tree/kernel" 2>/dev/null ||
+		cp -a "$kmod/kernel" "$tree/kernel"
+fi
 for f in modules.order modules.builtin modules.builtin.modinfo; do
 	[ -f "$kmod/$f" ] && cp "$kmod/$f" "$tree/"
 done

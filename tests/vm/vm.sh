@@ -33,6 +33,9 @@
 # DT_VM_APPEND="loglevel=7 ..." for more kernel command line,
 # DT_VM_PASS="NAME..." to hand these variables of the caller's
 # environment to the guest scripts (values without single quotes),
+# DT_VM_DEBUG=1 for the debug kernel's stricter log checks (see
+# vm_log_problems; make check-debug's config.sh sets it, with the
+# debug kernel, its module tree, DT_VM_MEM 2048 and DT_VM_TIMEOUT 1800),
 # DT_VM_TCG_THREAD (single by default: one host thread runs all of a
 # guest's vCPUs; multi-threaded TCG let a vCPU run stale translated code
 # after the kernel patched its text for a kprobe, which crashed or hung
@@ -190,15 +193,54 @@ vm_run() {
 # vm_log_problems NAME: kernel log lines that fail a run. Taint bits
 # other than O (out-of-tree module, 4096) and E (unsigned module, 8192)
 # count too: those two are what loading our own modules always sets.
+# KASAN ("BUG: KASAN"), lockdep ("WARNING: possible circular locking",
+# "... recursive locking", "inconsistent lock state", "suspicious RCU
+# usage"), "BUG: sleeping function called from invalid context" and
+# "BUG: scheduling while atomic" are among these already. With
+# DT_VM_DEBUG=1 (the debug kernel's config.sh, make check-debug) also:
+# what turns a checker off (lockdep, kmemleak), hung tasks, RCU stalls,
+# and the objects of the guest's kmemleak report (guest-init.sh,
+# /results/kmemleak) that our modules allocated: an entry whose
+# backtrace names dtracer or an lttng module, or a raw address, which
+# is code of a module unloaded since (nothing else is loaded).
 vm_log_problems() {
 	_res=$vm_out/$1
+	_pat='BUG:|WARNING:|Oops|Kernel panic|general protection|Call Trace'
+	[ "${DT_VM_DEBUG:-0}" = 1 ] &&
+		_pat="$_pat|turning off the locking correctness validator|Disabling lock debugging|memory leak detector disabled|kmemleak: Cannot|kmemleak: Memory pool empty|blocked for more than|detected stalls|ODEBUG:"
 	cat "$_res/console.log" "$_res/dmesg" 2>/dev/null |
-		grep -E 'BUG:|WARNING:|Oops|Kernel panic|general protection|Call Trace' |
+		grep -E "$_pat" |
 		sort -u
+	[ "${DT_VM_DEBUG:-0}" = 1 ] && [ -f "$_res/kmemleak" ] &&
+		vm_kmemleak_ours < "$_res/kmemleak"
 	_t=$(cat "$_res/tainted" 2>/dev/null || echo 0)
 	if [ $((_t & ~(4096 | 8192))) -ne 0 ]; then
 		echo "kernel tainted: $_t"
 	fi
+}
+
+# vm_kmemleak_ours < KMEMLEAK_REPORT: one line per unreferenced object
+# allocated by our modules (see vm_log_problems), with its first frames.
+vm_kmemleak_ours() {
+	awk '
+	function flush() {
+		if (head != "" && ours)
+			print "kmemleak: " head ", " comm ": " frames
+		head = ""; ours = 0; frames = ""; nf = 0
+	}
+	/^unreferenced object/ {
+		flush()
+		head = $0; sub(/:$/, "", head); next
+	}
+	/^  comm / { comm = $0; sub(/^  /, "", comm); next }
+	/^    \[<[^>]*>\] / {
+		f = $0; sub(/^    \[<[^>]*>\] /, "", f)
+		if (f ~ /\[(dtracer|lttng_[a-z0-9_]*)\]$/ || f ~ /^0x/)
+			ours = 1
+		if (nf++ < 6)
+			frames = frames (frames == "" ? "" : " < ") f
+	}
+	END { flush() }'
 }
 
 vm_report() {
