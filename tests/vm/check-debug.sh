@@ -1,0 +1,196 @@
+#!/bin/sh
+# make check-debug: our modules built against the debug kernel of
+# scripts/debug-kernel.sh, and the kernel tests run on it in the harness.
+#
+#   check-debug.sh build SOURCE...   dtracer.ko, the fork and
+#                                    lttng-probe-dtracer.ko against the
+#                                    debug kernel's tree, its guests'
+#                                    module tree and initramfs, and the
+#                                    shadow build folder the tests run in
+#   check-debug.sh run TEST...       run these t-*.sh with the shadow
+#                                    build folder; fail on any "not ok"
+#
+# SOURCE...: the files of dtracer/ and probes/ that Kbuild needs (the
+# Makefile's dtracer_sources and probes_sources), linked into OUT.
+#
+# Environment: DT_SRCDIR, DT_BUILDDIR (the normal build, left alone),
+# DT_DEBUG_OUT (default DT_BUILDDIR/tests/vm/build-debug),
+# DT_DEBUG_KERNEL_CACHE (scripts/debug-kernel.sh's cache), BUSYBOX.
+#
+# Nothing of the normal build is written: the tests run with DT_BUILDDIR
+# set to OUT/tree, a folder holding a config.sh that points the harness
+# at the debug kernel (and DT_VM_DEBUG=1: vm.sh's stricter log checks),
+# links to the normal build's userspace tools and command, and its own
+# tests/out/ for the guests' results.
+#
+#   OUT/dtracer/, OUT/probes/  Kbuild folders (sources linked in)
+#   OUT/lttng/src              the fork, prepared by prepare.sh, built
+#   OUT/modules/lib/modules/REL, OUT/initramfs.cpio.gz   what guests boot
+#   OUT/tree/                  DT_BUILDDIR of the tests
+#   OUT/tree/tests/out/TEST/GUEST/   the guests' results
+set -eu
+
+cmd=$1
+shift
+: "${DT_SRCDIR:?}" "${DT_BUILDDIR:?}"
+out=${DT_DEBUG_OUT:-$DT_BUILDDIR/tests/vm/build-debug}
+cache=${DT_DEBUG_KERNEL_CACHE:-/var/cache/dtracer/debug-kernel}
+
+die() {
+	echo "check-debug: $*" >&2
+	exit 1
+}
+say() {
+	echo "  DEBUG    $*"
+}
+
+[ -f "$cache/kernel.env" ] ||
+	die "no debug kernel in $cache: run scripts/debug-kernel.sh first"
+. "$cache/kernel.env"
+. "$DT_BUILDDIR/tests/vm/config.sh"
+kdir=$DT_DEBUG_KERNELDIR
+rel=$DT_DEBUG_RELEASE
+
+kbuild() {
+	_log=$1
+	shift
+	nice -n 19 make "$@" > "$_log" 2>&1 ||
+		{ tail -n 40 "$_log" >&2; die "make $* failed (log: $_log)"; }
+}
+
+build() {
+	mkdir -p "$out"
+	# The fork: prepare.sh into OUT/lttng (the .deb taken from the normal
+	# build when it has it), again whenever the patches change.
+	lm=$out/lttng
+	mkdir -p "$lm"
+	want=$(cat "$DT_SRCDIR/lttng-modules/SHA256SUMS" \
+		"$DT_SRCDIR/lttng-modules/patches/series" \
+		"$DT_SRCDIR/lttng-modules/patches/"*.patch | sha256sum | cut -d' ' -f1)
+	if [ "$(cat "$lm/source.sum" 2>/dev/null)" != "$want" ] || [ ! -d "$lm/src" ]; then
+		deb=lttng-modules-dkms_${DT_LTTNG_MODULES_DEB_VERSION}_all.deb
+		[ -f "$lm/$deb" ] || [ ! -f "$DT_BUILDDIR/lttng-modules/build/$deb" ] ||
+			cp "$DT_BUILDDIR/lttng-modules/build/$deb" "$lm/$deb"
+		rm -f "$lm/source.sum" "$lm/built.sum"
+		sh "$DT_SRCDIR/lttng-modules/prepare.sh" "$DT_SRCDIR/lttng-modules" \
+			"$lm" "$DT_LTTNG_MODULES_DEB_VERSION" "$DT_LTTNG_MODULES_VERSION"
+		echo "$want" > "$lm/source.sum"
+	fi
+	# Rebuilt from clean when the kernel changed (a new stamp).
+	ksum=$(sha256sum "$cache/stamp" | cut -d' ' -f1)
+	if [ "$(cat "$lm/built.sum" 2>/dev/null)" != "$ksum" ]; then
+		say "lttng-modules against $rel (a few minutes; log: $lm/build.log)"
+		make -C "$lm/src" KERNELDIR="$kdir" clean > /dev/null 2>&1 || true
+		# The full source tree holds the internal headers some probes
+		# need (patch 0002): it is its own LTTNG_KERNEL_PRIVATE_DIR.
+		kbuild "$lm/build.log" -j2 -C "$lm/src" KERNELDIR="$kdir" \
+			LTTNG_KERNEL_PRIVATE_DIR="$kdir" modules
+		echo "$ksum" > "$lm/built.sum"
+	fi
+
+	# dtracer.ko and the probe module: Kbuild writes next to the
+	# sources, so the sources are linked into OUT (as kbuild-links.stamp
+	# does for a VPATH build). -g: reports name source lines
+	# (scripts/faddr2line OUT/dtracer/dtracer.ko FUNC+OFF).
+	for f in "$@"; do
+		mkdir -p "$out/$(dirname "$f")"
+		ln -sf "$DT_SRCDIR/$f" "$out/$f"
+	done
+	if [ "$(cat "$out/kernel.sum" 2>/dev/null)" != "$ksum" ]; then
+		rm -f "$out/dtracer/"*.o "$out/dtracer/"*.ko "$out/probes/"*.o "$out/probes/"*.ko
+		echo "$ksum" > "$out/kernel.sum"
+	fi
+	say "dtracer.ko and lttng-probe-dtracer.ko against $rel"
+	kbuild "$out/dtracer.log" -C "$kdir" M="$out/dtracer" KCFLAGS=-g modules
+	kbuild "$out/probes.log" -C "$kdir" M="$out/probes" \
+		LTTNG_SRC="$lm/src" KCFLAGS=-g modules
+
+	say "module tree and initramfs for $rel"
+	sh "$DT_SRCDIR/tests/vm/mkmodtree.sh" "$out/modules" "$rel" \
+		"$DT_DEBUG_MODULES" "$out/dtracer/dtracer.ko" \
+		"$out/probes/lttng-probe-dtracer.ko" "$lm/src"
+	sh "$DT_SRCDIR/tests/vm/mkinitramfs.sh" "$out/initramfs.cpio.gz" "$rel" \
+		"$DT_DEBUG_MODULES" "${BUSYBOX:-/bin/busybox}" \
+		"$DT_SRCDIR/tests/vm/initramfs-init"
+
+	# The shadow build folder.
+	t=$out/tree
+	mkdir -p "$t/tests/vm/build" "$t/tests/out" "$t/lttng-modules/build"
+	for d in tests/tools collector tests/fuzz; do
+		ln -sfn "$DT_BUILDDIR/$d" "$t/$d"
+	done
+	ln -sfn "$DT_BUILDDIR/tests/vm/build/nginx" "$t/tests/vm/build/nginx"
+	ln -sfn "$lm/src" "$t/lttng-modules/build/src"
+	{
+		echo "# Made by tests/vm/check-debug.sh: the harness on the debug kernel."
+		sed -e '/^DT_VM_INITRAMFS=/d' -e '/^DT_VM_MODTREE=/d' \
+			-e '/^DT_KERNEL_RELEASE=/d' -e '/^DT_KERNEL_IMAGE=/d' \
+			-e '/^DT_KERNEL_MODULES=/d' -e '/^DT_KERNEL_BUILD=/d' \
+			-e '/^DT_LTTNG_MODULES_SRC=/d' \
+			"$DT_BUILDDIR/tests/vm/config.sh"
+		cat <<EOF
+DT_KERNEL_RELEASE='$rel'
+DT_KERNEL_IMAGE='$DT_DEBUG_IMAGE'
+DT_KERNEL_MODULES='$DT_DEBUG_MODULES'
+DT_KERNEL_BUILD='$kdir'
+DT_KERNEL_PRIVATE='$kdir'
+DT_VM_INITRAMFS='$out/initramfs.cpio.gz'
+DT_VM_MODTREE='$out/modules/lib/modules/$rel'
+DT_LTTNG_MODULES_SRC='$lm/src'
+# KASAN's shadow takes an eighth of the memory; everything runs slower.
+DT_VM_MEM=\${DT_VM_MEM:-2048}
+DT_VM_TIMEOUT=\${DT_VM_TIMEOUT:-1800}
+DT_VM_DEBUG=1
+# Under TCG this kernel's ACPI interpreter runs the PCI routing method
+# (_PRT) into its 30 s loop timeout, four times at boot: the PCI
+# interrupt routing comes from the BIOS tables instead.
+DT_VM_APPEND="acpi=noirq \${DT_VM_APPEND:-}"
+EOF
+	} > "$t/tests/vm/config.sh.tmp"
+	mv "$t/tests/vm/config.sh.tmp" "$t/tests/vm/config.sh"
+	say "ready: DT_BUILDDIR=$t sh \$DT_SRCDIR/tests/kernel/t-NAME.sh"
+}
+
+run() {
+	t=$out/tree
+	[ -f "$t/tests/vm/config.sh" ] || die "run 'check-debug.sh build' first"
+	failed="" n=0 start=$(date +%s)
+	for test in "$@"; do
+		name=$(basename "$test" .sh)
+		case $name in
+		t-view)
+			echo "SKIP: $test (a browser test: boots no guest)"
+			continue
+			;;
+		esac
+		log=$t/tests/out/$name.log
+		t0=$(date +%s)
+		rc=0
+		DT_BUILDDIR=$t sh "$DT_SRCDIR/$test" > "$log" 2>&1 || rc=$?
+		nok=$(grep -c '^not ok' "$log" || true)
+		okc=$(grep -c '^ok' "$log" || true)
+		n=$((n + 1))
+		if [ "$rc" -ne 0 ] || [ "$nok" -ne 0 ] || [ "$okc" -eq 0 ]; then
+			failed="$failed $name"
+			echo "FAIL: $test ($okc ok, $nok not ok, exit $rc, $(($(date +%s) - t0)) s)"
+			grep -A 12 '^not ok' "$log" | head -n 60 | sed 's/^/    /'
+		else
+			echo "PASS: $test ($okc ok, $(($(date +%s) - t0)) s)"
+		fi
+		# kmemleak's objects that are not ours only inform (vm.sh fails
+		# a guest on ours).
+		k=$(cat "$t/tests/out/${name#t-}"/*/kmemleak 2>/dev/null |
+			grep -c '^unreferenced object' || true)
+		[ "$k" -eq 0 ] ||
+			echo "    kmemleak: $k unreferenced objects in all (tests/out/${name#t-}/*/kmemleak)"
+	done
+	echo "check-debug: $n tests on $rel in $(($(date +%s) - start)) s;" \
+		"logs in $t/tests/out/"
+	[ -z "$failed" ] || die "failed:$failed"
+}
+
+case $cmd in
+build) build "$@" ;;
+run) run "$@" ;;
+*) die "usage: check-debug.sh build SOURCE... | run TEST..." ;;
+esac
