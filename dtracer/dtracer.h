@@ -59,6 +59,7 @@ enum dt_stat {
 	DT_STAT_DROP_NOMEM,		/* allocations that failed */
 	DT_STAT_DROP_UNWRITABLE,	/* segments that could not be marked */
 	DT_STAT_RECV_NO_SOCKET,		/* marked segments with no full socket */
+	DT_STAT_MARKS_OUT_OF_WINDOW,	/* ... outside the receive window */
 	DT_STAT_COUNT
 };
 

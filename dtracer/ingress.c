@@ -7,9 +7,9 @@
  *    the first reserved bit and a payload from a trusted source (trust.c;
  *    others are counted and ignored) is looked up to its established
  *    socket, its sequence range is added to the socket's received marked
- *    ranges, and dtracer_mark_recv fires. The packet is left as it came:
- *    the stack ignores the bit. Unmarked packets cost a protocol test and
- *    one byte test.
+ *    ranges if it lies in the receive window, and dtracer_mark_recv
+ *    fires. The packet is left as it came: the stack ignores the bit.
+ *    Unmarked packets cost a protocol test and one byte test.
  * 2. Propagation (tracepoint tcp_rcv_space_adjust, which every TCP read
  *    path fires in the reader's context once it has taken bytes): a read
  *    that moves copied_seq past marked bytes flags the reading thread,
@@ -67,6 +67,21 @@ static struct sock *dt_lookup(struct net *net, struct sk_buff *skb, u8 pf,
 #endif
 }
 
+/*
+ * Whether TCP will take [seq, end) on sk: tcp_sequence()'s test (not all
+ * before rcv_wup, not starting past the receive window), read without
+ * the socket lock: TCP's own check, under the lock, comes later. A
+ * forged marked segment must hit the window, as any injected data must.
+ */
+static bool dt_in_window(const struct sock *sk, u32 seq, u32 end)
+{
+	const struct tcp_sock *tp = tcp_sk(sk);
+	u32 wup = READ_ONCE(tp->rcv_wup), nxt = READ_ONCE(tp->rcv_nxt);
+	s32 win = (s32)(wup + READ_ONCE(tp->rcv_wnd) - nxt);
+
+	return !before(end, wup) && !after(seq, nxt + max(win, 0));
+}
+
 /* Records [seq, end) as marked bytes received on sk. */
 static void dt_note_received(const struct sock *sk, u32 seq, u32 end)
 {
@@ -108,10 +123,12 @@ static unsigned int dt_ingress_hook(void *priv, struct sk_buff *skb,
 	seq = ntohl(th->seq);
 	dt_event_mark_recv(skb, state->pf, th, seq, seq + len);
 	sk = dt_lookup(state->net, skb, state->pf, th);
-	if (sk && sk_fullsock(sk))
-		dt_note_received(sk, seq, seq + len);
-	else
+	if (!sk || !sk_fullsock(sk))
 		dt_stat_inc(DT_STAT_RECV_NO_SOCKET);
+	else if (!dt_in_window(sk, seq, seq + len))
+		dt_stat_inc(DT_STAT_MARKS_OUT_OF_WINDOW);
+	else
+		dt_note_received(sk, seq, seq + len);
 	if (sk)
 		sock_gen_put(sk);
 	return NF_ACCEPT;

@@ -171,7 +171,7 @@ dt-b)
 	$tcp serve -4 7500 0 > /tmp/serve-7500.log 2>&1 &
 	$tcp serve -4 7501 0 > /tmp/serve-7501.log 2>&1 &
 	p0=$(stat_of propagations)
-	lead 1 7510
+	lead 1 7510 $((C / 20 + 600))
 	n=$(($(stat_of propagations) - p0))
 	[ "$n" -ge $((C - C / 10)) ] &&
 		ok "step 2: $n server threads flagged by the marked requests" ||

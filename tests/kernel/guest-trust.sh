@@ -13,6 +13,9 @@
 #            the IPv6 LAN               trusted
 #   phase 4  both, max_propagations 5   7305 60 requests: at most 5 a second
 #   phase 5  max_propagations 0         7306 20 requests: all propagate
+#   phase 6  forged marked segments on  7308 one 2^30 past the window:
+#            a live connection (dt-      counted, ignored; one where the
+#            inject)                     peer takes the next byte: honoured
 tcp=$DT_BUILDDIR/tests/tools/dt-tcp
 pcap=$DT_BUILDDIR/tests/tools/dt-pcap
 sys=/sys/distributed-tracer
@@ -76,6 +79,13 @@ dt-a)
 	phase 3 p3
 	phase 4 check "phase 4: 60 flagged requests answered" flagged $tcp request dt-b 7305 four 60
 	phase 5 check "phase 5: 20 flagged requests answered" flagged $tcp request dt-b 7306 five 20
+	p6() {
+		check "phase 6: a marked byte forged 2^30 past the window" \
+			$DT_BUILDDIR/tests/tools/dt-inject dt-b 7308 1073741824
+		check "phase 6: a marked byte forged at the peer's next sequence number" \
+			$DT_BUILDDIR/tests/tools/dt-inject dt-b 7308 0
+	}
+	phase 6 p6
 
 	sleep 1
 	kill $tdpid
@@ -99,7 +109,7 @@ dt-b)
 	check "modprobe dtracer (default trust)" modprobe dtracer
 	check "trust: loopback only" reads_exactly $sys/trust "127.0.0.0/8 ::1/128"
 	check "probe armed" sh -c "echo 1 > $sys/probe"
-	for p in 7300 7301 7303 7305 7306 7307; do
+	for p in 7300 7301 7303 7305 7306 7307 7308; do
 		$tcp serve -4 $p 0 > /tmp/serve-$p.log 2>&1 &
 	done
 	for p in 7302 7304; do
@@ -157,6 +167,11 @@ dt-b)
 	go 5
 	check "phase 5: all 20 requests propagated" grew propagations -eq 20
 	check "... none refused" grew drops_rate -eq 0
+	mark_stats
+	go 6
+	check "phase 6: the forged mark outside the window counted" grew marks_out_of_window -eq 1
+	check "... the one in the window flagged the server's thread (as TCP took its byte)" \
+		grew propagations -eq 1
 	check "the kernel log has no rate limiter message" sh -c '! dmesg | grep -q suppressed'
 	check "rmmod dtracer" rmmod dtracer
 	;;

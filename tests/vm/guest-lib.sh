@@ -11,9 +11,10 @@
 #   stat_of NAME            a counter of /sys/distributed-tracer/stats
 #   flagged CMD...          run CMD in a thread flagged by add_pid (the
 #                           shell flags itself, then becomes CMD)
-#   lead N PORT             steps between two guests: let the other guest
+#   lead N PORT [SECONDS]   steps between two guests: let the other guest
 #   follow N PORT HOST CMD... run step N (PORT + N: its go, PORT + 10 + N:
-#                           its done, N < 10); the follower waits for
+#                           its done, N < 10) and wait for it (at most
+#                           SECONDS, default 600); the follower waits for
 #                           HOST's go, runs CMD (a check), says done
 
 DT_TAP=$DT_RESULTS/tap
@@ -84,7 +85,7 @@ flagged() {
 lead() {
 	$DT_BUILDDIR/tests/tools/dt-tcp serve -4 $(($2 + $1)) 1 > /dev/null 2>&1 &
 	check "step $1: the other guest ran it" \
-		timeout 600 $DT_BUILDDIR/tests/tools/dt-tcp serve -4 $(($2 + 10 + $1)) 1
+		timeout "${3:-600}" $DT_BUILDDIR/tests/tools/dt-tcp serve -4 $(($2 + 10 + $1)) 1
 }
 
 follow() {
