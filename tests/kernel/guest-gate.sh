@@ -17,8 +17,12 @@ session() {
 # events NAME: the session's trace as "SECONDS EVENT TID" lines in
 # /tmp/NAME.ev (kept in the results); fails if babeltrace2 cannot read it.
 events() {
-	babeltrace2 --clock-seconds --no-delta "/tmp/$1" > "/tmp/$1.txt" 2> "/tmp/$1.err" ||
-		{ cat "/tmp/$1.err"; return 1; }
+	babeltrace2 --clock-seconds --no-delta "/tmp/$1" > "/tmp/$1.txt" 2> "/tmp/$1.err" || {
+		_rc=$?
+		echo "babeltrace2 exited $_rc; $(head -c 600 "/tmp/$1.err")"
+		echo "the trace: $(find "/tmp/$1" -type f -printf '%P %s, ' 2>&1 | head -c 600)"
+		return 1
+	}
 	awk '{
 		t = substr($1, 2, length($1) - 2); n = $3; sub(/:$/, "", n)
 		tid = "-"
@@ -73,9 +77,9 @@ workload() {
 # which is then stopped and its trace read back. Not under check: that
 # would run it in a subshell and lose $wpid.
 recorded() {
-	lttng start "$1" > /dev/null
+	lttng start "$1" > /tmp/lttng.out 2>&1 || diag "lttng start $1: $(cat /tmp/lttng.out)"
 	workload
-	lttng stop "$1" > /dev/null
+	lttng stop "$1" > /tmp/lttng.out 2>&1 || diag "lttng stop $1: $(cat /tmp/lttng.out)"
 	if events "$1" > /tmp/events.err 2>&1; then
 		ok "the $1 trace reads back"
 	else
