@@ -21,6 +21,8 @@ events() {
 		_rc=$?
 		echo "babeltrace2 exited $_rc; $(head -c 600 "/tmp/$1.err")"
 		echo "the trace: $(find "/tmp/$1" -type f -printf '%P %s, ' 2>&1 | head -c 600)"
+		echo "/tmp: $(df -k /tmp | tail -n 1)"
+		rm -f "/tmp/$1.txt"
 		return 1
 	}
 	awk '{
@@ -30,6 +32,9 @@ events() {
 			tid = substr($0, RSTART + 8, RLENGTH - 10)
 		print t, n, tid
 	}' "/tmp/$1.txt" > "/tmp/$1.ev"
+	# The text is ten times the .ev (more on a debug kernel): /tmp is a
+	# tmpfs of half the guest's memory.
+	rm -f "/tmp/$1.txt"
 	cp "/tmp/$1.ev" "$DT_RESULTS/$1.ev"
 }
 
