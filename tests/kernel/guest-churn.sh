@@ -65,8 +65,9 @@ dt-a)
 dt-b)
 	check "dt-a's iperf3 server is up" wait_for 120 sh -c "iperf3 -c dt-a -p 5201 -t 1 > /dev/null"
 	# Unflagged for now: each round of cycle loads dtracer and flags it.
-	# Long enough for both guests' rounds; stopped once they are done.
-	iperf3 -c dt-a -p 5201 -t 600 -P 2 > /tmp/iperf-c.log 2>&1 &
+	# Long enough for both guests' rounds, even on the debug kernel (where
+	# dt-a's six took over 300 s); stopped once they are done.
+	iperf3 -c dt-a -p 5201 -t 1800 -P 2 > /tmp/iperf-c.log 2>&1 &
 	iperf=$!
 	check "6 load/arm/flag/unload rounds under the stream" cycle 6 "$iperf"
 	n=$(awk '$1 > 0' /tmp/rounds | wc -l)
@@ -76,7 +77,7 @@ dt-b)
 	check "modprobe dtracer" modprobe dtracer
 	check "probe armed, iperf3 flagged" sh -c "echo 1 > $sys/probe && echo $iperf > $sys/add_pid"
 	check "told dt-a the marked stream flows" wait_for 60 $tcp request dt-a 7401 go
-	check "dt-a's rounds are done" timeout 300 $tcp serve -4 7405 1
+	check "dt-a's rounds are done" timeout 1200 $tcp serve -4 7405 1
 	check "the iperf3 stream is still flowing after all rounds" kill -0 $iperf
 	kill $iperf
 	wait $iperf

@@ -76,6 +76,21 @@ static size_t forge(uint8_t *seg, const struct sockaddr_in *src,
 	return 21;
 }
 
+/* OFFSET as a number, or -1 with errno EINVAL if it is not one. */
+static long long offset_of(const char *arg)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(arg, &end, 10);
+	if (errno || end == arg || *end || v < -2147483648LL || v > 2147483648LL) {
+		errno = EINVAL;
+		return -1;
+	}
+	return v;
+}
+
 static int fail(const char *what)
 {
 	fprintf(stderr, "dt-inject: %s: %s\n", what, strerror(errno));
@@ -97,6 +112,13 @@ int main(int argc, char **argv)
 	if (argc < 4) {
 		fprintf(stderr, "usage: dt-inject HOST PORT OFFSET...\n");
 		return 2;
+	}
+	for (int i = 3; i < argc; i++) {
+		if (offset_of(argv[i]) == -1 && errno) {
+			fprintf(stderr, "dt-inject: OFFSET '%s': not a number in [-2^31, 2^31]\n",
+				argv[i]);
+			return 2;
+		}
 	}
 	if (getaddrinfo(argv[1], argv[2], &hints, &ai)) {
 		fprintf(stderr, "dt-inject: cannot resolve %s\n", argv[1]);
@@ -127,9 +149,7 @@ int main(int argc, char **argv)
 	if (raw < 0)
 		return fail("raw socket");
 	for (int i = 3; i < argc; i++) {
-		long long offset = strtoll(argv[i], NULL, 10);
-
-		forge(seg, &src, &dst, seq + (uint32_t)offset, ack);
+		forge(seg, &src, &dst, seq + (uint32_t)offset_of(argv[i]), ack);
 		if (sendto(raw, seg, sizeof(seg), 0, (struct sockaddr *)&dst,
 			   sizeof(dst)) != (ssize_t)sizeof(seg))
 			return fail("sendto");
