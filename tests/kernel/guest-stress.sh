@@ -47,7 +47,15 @@ chaos() {
 	_i=0
 	while [ $_i -lt "$2" ]; do
 		_i=$((_i + 1))
+		# This load's first marks: within a second here, several on a
+		# debug kernel (a batch of 20 connections takes 2 s there).
+		_w=0
 		sleep 1
+		while [ "$(stat_of marks_sent)" = 0 ] && [ "$(stat_of propagations)" = 0 ] &&
+			[ $_w -lt 30 ]; do
+			sleep 1
+			_w=$((_w + 1))
+		done
 		echo "$(stat_of marks_sent) $(stat_of propagations)" >> /tmp/rounds
 		rmmod dtracer && sleep 0.2 && loaded || _bad=$((_bad + 1))
 		[ -z "${3:-}" ] || echo "$3" > $sys/add_pid || _bad=$((_bad + 1))
