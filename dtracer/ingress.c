@@ -76,10 +76,9 @@ static struct sock *dt_lookup(struct net *net, struct sk_buff *skb, u8 pf,
 static bool dt_in_window(const struct sock *sk, u32 seq, u32 end)
 {
 	const struct tcp_sock *tp = tcp_sk(sk);
-	u32 wup = READ_ONCE(tp->rcv_wup), nxt = READ_ONCE(tp->rcv_nxt);
-	s32 win = (s32)(wup + READ_ONCE(tp->rcv_wnd) - nxt);
 
-	return !before(end, wup) && !after(seq, nxt + max(win, 0));
+	return !before(end, READ_ONCE(tp->rcv_wup)) &&
+	       !after(seq, READ_ONCE(tp->rcv_nxt) + tcp_receive_window(tp));
 }
 
 /* Records [seq, end) as marked bytes received on sk. */
