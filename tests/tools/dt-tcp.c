@@ -26,6 +26,9 @@
  *       byte and read its answer, again and again on that connection,
  *       for SECONDS seconds; print the round trips per second (and the
  *       count); exit 0 only if every answer was right.
+ *   dt-tcp rrn HOST PORT COUNT
+ *       the same for exactly COUNT round trips (a fixed amount of work,
+ *       for bench/insn.sh's instruction counts).
  *   dt-tcp conns HOST PORT COUNT [K]
  *       short connections, one after the other: connect, send one byte,
  *       read its answer, close; COUNT times. With K, every Kth one is
@@ -43,6 +46,7 @@
 #include <netdb.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,6 +67,7 @@ static int usage(void)
 		"       dt-tcp send HOST PORT BYTES\n"
 		"       dt-tcp duo HOST PORT ROUNDS CHUNK\n"
 		"       dt-tcp rr HOST PORT SECONDS\n"
+		"       dt-tcp rrn HOST PORT COUNT\n"
 		"       dt-tcp conns HOST PORT COUNT [K]\n");
 	return 2;
 }
@@ -398,21 +403,24 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* rr: round trips of one byte on one connection, as many as fit. */
-static int rr(int argc, char **argv)
+/*
+ * rr, rrn: round trips of one byte on one connection, as many as fit in
+ * seconds (rr) or exactly count (rrn).
+ */
+static int rr(int argc, char **argv, bool by_count)
 {
 	char buf[sizeof(PREFIX) + 1];
 	double start, end, t;
-	long seconds, n = 0;
+	long limit, n = 0;
 	int fd, bad = 0;
 
-	if (argc != 3 || parse_count(argv[2], &seconds) || seconds < 1)
+	if (argc != 3 || parse_count(argv[2], &limit) || limit < 1)
 		return usage();
 	fd = connect_to(argv[0], argv[1]);
 	if (fd < 0)
 		return 1;
 	start = now_s();
-	end = start + (double)seconds;
+	end = start + (double)limit;
 	do {
 		if (write_all(fd, "r", 1) ||
 		    read_answer(fd, "r", buf, strlen(PREFIX) + 1)) {
@@ -421,7 +429,7 @@ static int rr(int argc, char **argv)
 		}
 		n++;
 		t = now_s();
-	} while (t < end);
+	} while (by_count ? n < limit : t < end);
 	close(fd);
 	if (bad) {
 		fprintf(stderr, "dt-tcp: wrong or missing answer after %ld\n", n);
@@ -485,6 +493,8 @@ int main(int argc, char **argv)
 	if (argc >= 2 && !strcmp(argv[1], "duo"))
 		return duo(argc - 2, argv + 2);
 	if (argc >= 2 && !strcmp(argv[1], "rr"))
-		return rr(argc - 2, argv + 2);
+		return rr(argc - 2, argv + 2, false);
+	if (argc >= 2 && !strcmp(argv[1], "rrn"))
+		return rr(argc - 2, argv + 2, true);
 	return usage();
 }
