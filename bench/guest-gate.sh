@@ -18,10 +18,6 @@ rounds=${DT_BENCH_ROUNDS:-15}
 setups=${DT_BENCH_SETUPS:-none stock thread idle global}
 table=${DT_BENCH_TABLE:-gate.txt}
 
-modprobe dtracer || exit 1
-echo 1 > $sys/probe || exit 1
-LTTNG_EXTRA_KMOD_PROBES=dtracer lttng-sessiond -d || exit 1
-
 # run: "WALL_NS CPU_TICKS": the workload's wall time, and the CPU time
 # (user + system, in clock ticks) the kernel charged to it, which is
 # where the gate's cost lands; other tasks (lttng's consumer daemon
@@ -84,6 +80,13 @@ stop() {
 	lttng stop "$1" > /dev/null
 	lttng destroy "$1" > /dev/null
 }
+
+# bench/guest-insn.sh sources this file for start() and stop().
+[ "${DT_BENCH_FUNCS:-0}" = 1 ] && return 0
+
+modprobe dtracer || exit 1
+echo 1 > $sys/probe || exit 1
+LTTNG_EXTRA_KMOD_PROBES=dtracer lttng-sessiond -d || exit 1
 
 if [ "${DT_BENCH_FLAGGED:-0}" = idle ]; then
 	# A flagged thread that does nothing: the gate's per-event cost

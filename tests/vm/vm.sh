@@ -39,7 +39,9 @@
 # DT_VM_TCG_THREAD (single by default: one host thread runs all of a
 # guest's vCPUs; multi-threaded TCG let a vCPU run stale translated code
 # after the kernel patched its text for a kprobe, which crashed or hung
-# guests that armed dtracer under traffic).
+# guests that armed dtracer under traffic), DT_VM_PLUGIN=PATH to load
+# that QEMU plugin (bench/insn/dt-insn.so: it writes the guest's
+# instruction counts to OUTDIR/NAME/insn.log; one vCPU).
 #
 # Needs: tests/vm/config.sh sourced first (paths made by configure).
 
@@ -136,6 +138,7 @@ vm_start() {
 		-netdev "tap,id=n0,ifname=tap$1,script=no,downscript=no" \
 		-device "virtio-net-pci,netdev=n0,mac=$_mac" \
 		-device virtio-rng-pci \
+		${DT_VM_PLUGIN:+-plugin "file=$DT_VM_PLUGIN,out=$_res/insn.log"} \
 		> "$_res/qemu.log" 2>&1 &
 	vm_pids="$vm_pids $!"
 }
