@@ -68,9 +68,11 @@ u64 dt_stat_read(enum dt_stat s);
 const char *dt_stat_name(enum dt_stat s);
 
 /*
- * stats.c: table entries in memory, counted from allocation to free
- * (after the RCU grace period for removed ones): stats' mem_threads and
- * mem_sockets, back to 0 once the tables are empty and RCU has run.
+ * stats.c: table entries in memory, counted from allocation until they
+ * are freed, or for removed ones until their free is queued (the
+ * kernel's batched kfree_rcu(), which frees them a grace period later
+ * without calling back into this module): stats' mem_threads and
+ * mem_sockets, back to 0 once the tables are empty.
  */
 enum dt_mem {
 	DT_MEM_THREADS,
@@ -80,6 +82,18 @@ enum dt_mem {
 
 void *dt_mem_zalloc(enum dt_mem m, size_t size, gfp_t gfp);
 void dt_mem_free(enum dt_mem m, const void *p);
+void dt_mem_forget(enum dt_mem m);
+/*
+ * Frees p, a struct whose struct rcu_head is field, after a grace
+ * period. kfree_rcu() batches frees (one grace period for many, where a
+ * call_rcu() each made RCU start a grace period for almost every
+ * unflag: a request/response server paid for it on every request).
+ */
+#define dt_mem_free_rcu(m, p, field)		\
+	do {					\
+		dt_mem_forget(m);		\
+		kfree_rcu(p, field);		\
+	} while (0)
 long dt_mem_read(enum dt_mem m);
 const char *dt_mem_name(enum dt_mem m);
 

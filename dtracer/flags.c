@@ -159,11 +159,6 @@ static void dt_flag_insert_locked(struct dt_flag *f)
 	dt_event_flag(f->task, f->reason, f->parent, &f->tuple);
 }
 
-static void dt_flag_free_rcu(struct rcu_head *head)
-{
-	dt_mem_free(DT_MEM_THREADS, container_of(head, struct dt_flag, rcu));
-}
-
 static void dt_flag_remove_locked(struct dt_flag *f, enum dt_unflag why)
 {
 	lockdep_assert_held(&dt_flags_lock);
@@ -173,7 +168,7 @@ static void dt_flag_remove_locked(struct dt_flag *f, enum dt_unflag why)
 	atomic_dec(&dt_trace_active);
 	dt_stat_inc(DT_STAT_UNFLAGS);
 	dt_event_unflag(f->task, why, ktime_get_ns() - f->since, f->sk);
-	call_rcu(&f->rcu, dt_flag_free_rcu);
+	dt_mem_free_rcu(DT_MEM_THREADS, f, rcu);
 }
 
 static int dt_cmp_int(const void *a, const void *b)
@@ -295,7 +290,7 @@ int dt_flags_add(int *ids, int n)
 			/* Now flagged by hand: only remove_pid ends it. */
 			fresh[i]->since = old->since;
 			hlist_replace_rcu(&old->node, &fresh[i]->node);
-			call_rcu(&old->rcu, dt_flag_free_rcu);
+			dt_mem_free_rcu(DT_MEM_THREADS, old, rcu);
 			dt_event_flag(tasks[i], DT_REASON_MANUAL, 0,
 				      &fresh[i]->tuple);
 		} else {

@@ -5,10 +5,10 @@
  *
  * 1. Detection (netfilter LOCAL_IN, IPv4 and IPv6): a TCP segment with
  *    the first reserved bit and a payload from a trusted source (trust.c;
- *    others are counted and ignored) is looked up to its established
- *    socket, its sequence range is added to the socket's received marked
- *    ranges if it lies in the receive window, and dtracer_mark_recv
- *    fires. The packet is left as it came: the stack ignores the bit.
+ *    others are counted and ignored) is matched to its established
+ *    socket (early demux's, or a lookup), its sequence range is added
+ *    to the socket's received marked ranges if it lies in the receive
+ *    window, and dtracer_mark_recv fires. The packet is left as it came: the stack ignores the bit.
  *    Unmarked packets cost a protocol test and one byte test.
  * 2. Propagation (tracepoint tcp_rcv_space_adjust, which every TCP read
  *    path fires in the reader's context once it has taken bytes): a read
@@ -39,6 +39,21 @@
 #include <net/net_namespace.h>
 #include <net/route.h>
 #include <net/tcp.h>
+
+/*
+ * The socket early demux gave skb (tcp_v4/v6_early_demux, before
+ * routing: the established socket of its four-tuple, held by the skb),
+ * if it is one we can use as is; NULL means "look it up".
+ */
+static struct sock *dt_demuxed(const struct sk_buff *skb)
+{
+	struct sock *sk = skb->sk;
+
+	if (!sk || !sk_fullsock(sk) || sk->sk_protocol != IPPROTO_TCP ||
+	    sk->sk_state == TCP_LISTEN)
+		return NULL;
+	return sk;
+}
 
 /* The established socket of a segment, with a reference, or NULL. */
 static struct sock *dt_lookup(struct net *net, struct sk_buff *skb, u8 pf,
@@ -102,6 +117,7 @@ static unsigned int dt_ingress_hook(void *priv, struct sk_buff *skb,
 	struct tcphdr _th;
 	const struct tcphdr *th;
 	struct sock *sk;
+	bool held = false;
 	int thoff, len;
 	u32 seq;
 
@@ -121,14 +137,18 @@ static unsigned int dt_ingress_hook(void *priv, struct sk_buff *skb,
 	dt_stat_inc(DT_STAT_MARKS_RECEIVED);
 	seq = ntohl(th->seq);
 	dt_event_mark_recv(skb, state->pf, th, seq, seq + len);
-	sk = dt_lookup(state->net, skb, state->pf, th);
+	sk = dt_demuxed(skb);
+	if (!sk) {
+		sk = dt_lookup(state->net, skb, state->pf, th);
+		held = sk;
+	}
 	if (!sk || !sk_fullsock(sk))
 		dt_stat_inc(DT_STAT_RECV_NO_SOCKET);
 	else if (!dt_in_window(sk, seq, seq + len))
 		dt_stat_inc(DT_STAT_MARKS_OUT_OF_WINDOW);
 	else
 		dt_note_received(sk, seq, seq + len);
-	if (sk)
+	if (held)
 		sock_gen_put(sk);
 	return NF_ACCEPT;
 }

@@ -39,8 +39,9 @@ out_trust:
 
 /*
  * Control first (no new writes), then the packet hooks, then fork/exit,
- * then the flags; rcu_barrier() waits for the RCU callbacks queued (the
- * table entries' frees run module code).
+ * then the flags. The tables' entries go by kfree_rcu() (no module code
+ * runs when they are freed); rcu_barrier() waits for any other RCU
+ * callback queued meanwhile.
  */
 static void __exit dt_exit(void)
 {
@@ -59,4 +60,4 @@ module_exit(dt_exit);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("Zero-instrumentation distributed kernel tracing");
 MODULE_AUTHOR("The dtracer developers");
-MODULE_VERSION("0.6.0");
+MODULE_VERSION("0.6.1");

@@ -89,17 +89,12 @@ struct dt_sock *dt_sock_get(const struct sock *sk)
 	return ds;
 }
 
-static void dt_sock_free_rcu(struct rcu_head *head)
-{
-	dt_mem_free(DT_MEM_SOCKETS, container_of(head, struct dt_sock, rcu));
-}
-
 static void dt_sock_remove_locked(struct dt_sock *ds)
 {
 	lockdep_assert_held(&dt_socks_lock);
 	hash_del_rcu(&ds->node);
 	atomic_dec(&dt_nsocks);
-	call_rcu(&ds->rcu, dt_sock_free_rcu);
+	dt_mem_free_rcu(DT_MEM_SOCKETS, ds, rcu);
 }
 
 /* sk is being destroyed: forget it. Returns whether it was followed. */

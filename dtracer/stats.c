@@ -70,6 +70,12 @@ void dt_mem_free(enum dt_mem m, const void *p)
 	atomic_long_dec(&dt_mem[m]);
 }
 
+/* p's free is queued (dt_mem_free_rcu): no longer counted. */
+void dt_mem_forget(enum dt_mem m)
+{
+	atomic_long_dec(&dt_mem[m]);
+}
+
 long dt_mem_read(enum dt_mem m)
 {
 	return atomic_long_read(&dt_mem[m]);
