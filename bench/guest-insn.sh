@@ -16,6 +16,15 @@
 #
 # Each round runs every set-up once (rotating order); ratios are taken
 # per round to that round's "none".
+#
+# DT_BENCH_PROFILE=1 (bench/insn.sh sets DT_VM_PROFILE for QEMU): each
+# guest's kernel profile between marks too (profile.N in its results);
+# the modules stay loaded at the end and each guest saves /proc/kallsyms,
+# for bench/insn/profile.sh. For a profile, run one network set-up
+# (DT_BENCH_NET_SETUPS), so that modules load once. marks.SETUP: "ROUND
+# CLIENT-RR SERVER-RR CLIENT-IPERF SERVER-IPERF", marks.gate-SETUP:
+# "ROUND DD": the index of the mark that ends each interval (its profile
+# file's number).
 insn_funcs=${DT_BENCH_FUNCS:-0}
 DT_BENCH_FUNCS=1
 . "$DT_SRCDIR/bench/guest-net.sh"	# setup, tcp, bench_* (stats.sh)
@@ -30,10 +39,11 @@ gate_setups=${DT_BENCH_GATE_SETUPS:-none stock thread idle}
 mark=$DT_BUILDDIR/bench/insn/dt-insn-mark
 insn_log=${DT_INSN_LOG:-$DT_RESULTS/insn.log}
 
-# insn: "KERNEL USER", the instructions this guest has executed so far.
+# insn: "MARK KERNEL USER": the index of a new mark, and the
+# instructions this guest has executed so far.
 insn() {
 	$mark || return 1
-	tail -n 1 "$insn_log" | cut -d' ' -f2,3
+	tail -n 1 "$insn_log"
 }
 
 # The server's control script sources this file for insn.
@@ -58,9 +68,10 @@ DT_INSN_LOG='$insn_log'
 DT_BENCH_FUNCS=1 . '$DT_SRCDIR/bench/guest-insn.sh'
 read -r cmd
 case \$cmd in
-none | disarmed | idle | flagged) setup "\$cmd" >> /tmp/ctl.log 2>&1 && echo ok || echo failed ;;
+none | disarmed | idle | flagged | idle-alt | flagged-alt) setup "\$cmd" >> /tmp/ctl.log 2>&1 && echo ok || echo failed ;;
 insn) insn ;;
 ping) echo ok ;;
+kallsyms) cat /proc/kallsyms > '$DT_RESULTS/kallsyms' && echo ok ;;
 quit) touch /tmp/quit; echo ok ;;
 *) echo "unknown command" ;;
 esac
@@ -79,16 +90,20 @@ dt-b)
 	ctl_ok() {
 		[ "$(ctl "$1")" = ok ]
 	}
-	# sub "K0 U0" "K1 U1": "K1-K0 U1-U0".
+	# sub "I0 K0 U0" "I1 K1 U1": "K1-K0 U1-U0".
 	sub() {
-		echo "$1 $2" | awk '{ print $3 - $1, $4 - $2 }'
+		echo "$1 $2" | awk '{ print $5 - $2, $6 - $3 }'
+	}
+	# idx "I K U": I.
+	idx() {
+		echo "${1%% *}"
 	}
 	pre() {
-		[ "$1" = flagged ] && echo flagged
+		case $1 in flagged*) echo flagged ;; esac
 	}
 	check "dt-a's control port answers" wait_for 300 ctl_ok ping
 	counts() {
-		ctl insn | grep -q '^[0-9][0-9]* [0-9][0-9]*$'
+		ctl insn | grep -q '^[0-9][0-9]* [0-9][0-9]* [0-9][0-9]*$'
 	}
 	check "dt-a counts instructions" counts
 	check "dt-a's iperf3 answers" wait_for 60 sh -c "iperf3 -c dt-a -t 1 > /dev/null"
@@ -110,10 +125,15 @@ dt-b)
 			a2=$(ctl insn) b2=$(insn)
 			echo "$r $(sub "$b0" "$b1") $(sub "$a0" "$a1")" \
 				"$(sub "$b1" "$b2") $(sub "$a1" "$a2")" >> /tmp/insn-net.$s
+			echo "$r $(idx "$b1") $(idx "$a1") $(idx "$b2") $(idx "$a2")" >> /tmp/marks.$s
 		done
 		r=$((r + 1))
 	done
-	ctl_ok none && setup none
+	if [ "${DT_BENCH_PROFILE:-0}" = 1 ]; then
+		ctl_ok kallsyms || not_ok "dt-a saves its kallsyms"
+	else
+		ctl_ok none && setup none
+	fi
 	ctl quit > /dev/null
 
 	# Gate: dt-b alone. "ROUND KERNEL USER".
@@ -129,6 +149,7 @@ dt-b)
 			i1=$(insn)
 			stop $s
 			echo "$r $(sub "$i0" "$i1")" >> /tmp/insn-gate.$s
+			echo "$r $(idx "$i1")" >> /tmp/marks.gate-$s
 		done
 		r=$((r + 1))
 	done
@@ -188,7 +209,8 @@ dt-b)
 		echo "with gate off, thread = gate thread and nothing flagged, idle = one flagged thread asleep)."
 		echo "targets: network >= 0.99 idle, >= 0.95 flagged; gate thread <= 1.05"
 	} | tee "$DT_RESULTS/insn.txt"
-	cp /tmp/insn-net.* /tmp/insn-gate.* "$DT_RESULTS/" 2> /dev/null
+	cp /tmp/insn-net.* /tmp/insn-gate.* /tmp/marks.* "$DT_RESULTS/" 2> /dev/null
+	[ "${DT_BENCH_PROFILE:-0}" = 1 ] && cat /proc/kallsyms > "$DT_RESULTS/kallsyms"
 	;;
 esac
 dt_finish

@@ -20,6 +20,28 @@ secs=${DT_BENCH_SECONDS:-3}
 # without its packet hooks) to split idle's cost.
 setups=${DT_BENCH_SETUPS:-none idle flagged}
 
+# DT_BENCH_ALT_MODULE=PATH: set-ups idle-alt and flagged-alt are idle
+# and flagged with that dtracer.ko (another build, loaded with insmod and
+# the modprobe.d options) instead of the module tree's: a change measured
+# against the code before it, side by side in one run.
+alt=${DT_BENCH_ALT_MODULE:-}
+
+# load [alt]: the module tree's dtracer.ko (or alt's) loaded, the other
+# one unloaded first.
+load() {
+	_want=$(modinfo -F srcversion "${1:-dtracer}") || return 1
+	if [ -d $sys ] && [ "$(cat /sys/module/dtracer/srcversion)" != "$_want" ]; then
+		echo 0 > $sys/probe && rmmod dtracer || return 1
+	fi
+	[ -d $sys ] && return 0
+	if [ -n "${1:-}" ]; then
+		# shellcheck disable=SC2046
+		insmod "$1" $(sed -n 's/^options dtracer //p' /etc/modprobe.d/*.conf 2> /dev/null)
+	else
+		modprobe dtracer
+	fi
+}
+
 # setup NAME: this guest's module state for set-up NAME.
 setup() {
 	case $1 in
@@ -29,15 +51,15 @@ setup() {
 		fi
 		;;
 	idle | flagged)
-		if [ ! -d $sys ]; then
-			modprobe dtracer || return 1
-		fi
+		load || return 1
+		echo 1 > $sys/probe
+		;;
+	idle-alt | flagged-alt)
+		[ -n "$alt" ] && load "$alt" || return 1
 		echo 1 > $sys/probe
 		;;
 	disarmed)
-		if [ ! -d $sys ]; then
-			modprobe dtracer || return 1
-		fi
+		load || return 1
 		echo 0 > $sys/probe
 		;;
 	*) return 1 ;;
@@ -64,7 +86,7 @@ DT_RESULTS=/tmp
 DT_BENCH_FUNCS=1 . '$DT_SRCDIR/bench/guest-net.sh'
 read -r cmd
 case \$cmd in
-none | disarmed | idle | flagged) setup "\$cmd" >> /tmp/ctl.log 2>&1 && echo ok || echo failed ;;
+none | disarmed | idle | flagged | idle-alt | flagged-alt) setup "\$cmd" >> /tmp/ctl.log 2>&1 && echo ok || echo failed ;;
 marks) echo "\$(marks marks_received)" ;;
 ping) echo ok ;;
 quit) touch /tmp/quit; echo ok ;;
@@ -89,7 +111,7 @@ dt-b)
 	# iperf SETUP: throughput (kbit/s, received) of one iperf3 run.
 	iperf() {
 		_pre=
-		[ "$1" = flagged ] && _pre=flagged
+		case $1 in flagged*) _pre=flagged ;; esac
 		for _try in 1 2 3; do
 			_v=$($_pre iperf3 -c dt-a -t $secs -f k 2> /dev/null |
 				awk '/receiver/ { for (i = 1; i <= NF; i++) if ($i == "Kbits/sec") print $(i - 1) }')
@@ -101,7 +123,7 @@ dt-b)
 	# rr SETUP: round trips per second of one dt-tcp rr run.
 	rr() {
 		_pre=
-		[ "$1" = flagged ] && _pre=flagged
+		case $1 in flagged*) _pre=flagged ;; esac
 		$_pre $tcp rr dt-a 7000 $secs | cut -d' ' -f1
 	}
 	check "dt-a's control port answers" wait_for 300 ctl_ok ping

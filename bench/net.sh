@@ -12,7 +12,7 @@ out=$DT_BUILDDIR/bench/out/net
 # One vCPU each (see bench/gate.sh); the client drives the rounds.
 DT_VM_SMP=${DT_VM_SMP:-1}
 DT_VM_TIMEOUT=${DT_VM_TIMEOUT:-1800}
-DT_VM_PASS="${DT_VM_PASS:-} DT_BENCH_ROUNDS DT_BENCH_SECONDS DT_BENCH_SETUPS"
+DT_VM_PASS="${DT_VM_PASS:-} DT_BENCH_ROUNDS DT_BENCH_SECONDS DT_BENCH_SETUPS DT_BENCH_ALT_MODULE"
 export DT_VM_SMP DT_VM_TIMEOUT DT_VM_PASS
 vm_run "$out" "$DT_SRCDIR/bench/guest-net.sh" dt-a dt-b || {
 	echo "bench/net.sh: a guest failed; see $out/dt-a and $out/dt-b" >&2

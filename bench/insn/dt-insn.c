@@ -18,6 +18,12 @@
  * whatever ran between the marks: the workload, the kernel on its
  * behalf, interrupts and other tasks.
  *
+ * With profile=PREFIX, the plugin also counts how often each kernel
+ * block ran, and at each mark writes PREFIX.MARK-INDEX, the blocks that
+ * ran since the previous mark: "ADDRESS INSNS EXECUTIONS" (address in 16
+ * hex digits, as /proc/kallsyms has them; bench/insn/profile.sh adds
+ * them up by kernel function).
+ *
  * Usage: qemu-system-x86_64 -smp 1 -plugin file=dt-insn.so,out=PATH ...
  * One vCPU only (the plugin refuses more): the counters are plain
  * additions, and with one vCPU they count one CPU's work.
@@ -28,6 +34,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <qemu-plugin.h>
@@ -43,13 +50,77 @@ static uint64_t dt_kernel_insns, dt_user_insns;
 static uint64_t dt_marks;
 static FILE *dt_out;
 
+/*
+ * The profile: one entry per translation of a kernel block (a block
+ * translated again gets another entry), in blocks of entries that never
+ * move (the inline additions hold their addresses).
+ */
+struct dt_tb {
+	uint64_t vaddr;
+	uint64_t insns;
+	uint64_t execs;
+};
+
+#define DT_CHUNK 4096
+
+struct dt_chunk {
+	struct dt_chunk *next;
+	size_t used;
+	struct dt_tb tb[DT_CHUNK];
+};
+
+static const char *dt_profile;
+static struct dt_chunk *dt_chunks;
+
+static struct dt_tb *dt_tb_new(uint64_t vaddr, uint64_t insns)
+{
+	struct dt_chunk *c = dt_chunks;
+
+	if (!c || c->used == DT_CHUNK) {
+		c = calloc(1, sizeof(*c));
+		if (!c)
+			return NULL;
+		c->next = dt_chunks;
+		dt_chunks = c;
+	}
+	c->tb[c->used] = (struct dt_tb){ .vaddr = vaddr, .insns = insns };
+	return &c->tb[c->used++];
+}
+
+/* PREFIX.MARK: the blocks that ran since the last mark; counts reset. */
+static void dt_profile_dump(uint64_t mark)
+{
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s.%" PRIu64, dt_profile, mark);
+	f = fopen(path, "w");
+	if (!f)
+		fprintf(stderr, "dt-insn: %s: %s\n", path, strerror(errno));
+	for (struct dt_chunk *c = dt_chunks; c; c = c->next) {
+		for (size_t i = 0; i < c->used; i++) {
+			struct dt_tb *tb = &c->tb[i];
+
+			if (tb->execs && f)
+				fprintf(f, "%016" PRIx64 " %" PRIu64 " %" PRIu64 "\n",
+					tb->vaddr, tb->insns, tb->execs);
+			tb->execs = 0;
+		}
+	}
+	if (f)
+		fclose(f);
+}
+
 static void dt_on_mark(unsigned int vcpu, void *udata)
 {
 	(void)vcpu;
 	(void)udata;
-	fprintf(dt_out, "%" PRIu64 " %" PRIu64 " %" PRIu64 "\n", dt_marks++,
+	fprintf(dt_out, "%" PRIu64 " %" PRIu64 " %" PRIu64 "\n", dt_marks,
 		dt_kernel_insns, dt_user_insns);
 	fflush(dt_out);
+	if (dt_profile)
+		dt_profile_dump(dt_marks);
+	dt_marks++;
 }
 
 static bool dt_is_marker(const struct qemu_plugin_insn *insn)
@@ -68,8 +139,17 @@ static void dt_on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	(void)id;
 	qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64,
 						 counter, n);
-	if (counter == &dt_kernel_insns)
+	if (counter == &dt_kernel_insns) {
+		struct dt_tb *p;
+
+		if (!dt_profile)
+			return;
+		p = dt_tb_new(qemu_plugin_tb_vaddr(tb), n);
+		if (p)
+			qemu_plugin_register_vcpu_tb_exec_inline(
+				tb, QEMU_PLUGIN_INLINE_ADD_U64, &p->execs, 1);
 		return;
+	}
 	for (size_t i = 0; i < n; i++) {
 		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
 
@@ -95,8 +175,10 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 	for (int i = 0; i < argc; i++) {
 		if (!strncmp(argv[i], "out=", 4)) {
 			path = argv[i] + 4;
+		} else if (!strncmp(argv[i], "profile=", 8) && argv[i][8]) {
+			dt_profile = argv[i] + 8;
 		} else {
-			fprintf(stderr, "dt-insn: unknown argument '%s' (want out=PATH)\n",
+			fprintf(stderr, "dt-insn: unknown argument '%s' (want out=PATH [profile=PREFIX])\n",
 				argv[i]);
 			return -1;
 		}

@@ -41,7 +41,8 @@
 # after the kernel patched its text for a kprobe, which crashed or hung
 # guests that armed dtracer under traffic), DT_VM_PLUGIN=PATH to load
 # that QEMU plugin (bench/insn/dt-insn.so: it writes the guest's
-# instruction counts to OUTDIR/NAME/insn.log; one vCPU).
+# instruction counts to OUTDIR/NAME/insn.log; one vCPU), and with
+# DT_VM_PROFILE=1 its kernel profiles to OUTDIR/NAME/profile.N.
 #
 # Needs: tests/vm/config.sh sourced first (paths made by configure).
 
@@ -125,6 +126,9 @@ ENV
 vm_start() {
 	_res=$vm_out/$2
 	_mac=$(printf '52:54:00:d7:00:%02x' "$(($1 + 1))")
+	_plugin=
+	[ -z "${DT_VM_PLUGIN:-}" ] ||
+		_plugin="file=$DT_VM_PLUGIN,out=$_res/insn.log${DT_VM_PROFILE:+,profile=$_res/profile}"
 	# shellcheck disable=SC2046
 	ip netns exec "$vm_ns" timeout -k 10 "${DT_VM_TIMEOUT:-600}" \
 		"$DT_QEMU" $(vm_accel_args) -m "${DT_VM_MEM:-1536}" \
@@ -138,7 +142,7 @@ vm_start() {
 		-netdev "tap,id=n0,ifname=tap$1,script=no,downscript=no" \
 		-device "virtio-net-pci,netdev=n0,mac=$_mac" \
 		-device virtio-rng-pci \
-		${DT_VM_PLUGIN:+-plugin "file=$DT_VM_PLUGIN,out=$_res/insn.log"} \
+		${_plugin:+-plugin "$_plugin"} \
 		> "$_res/qemu.log" 2>&1 &
 	vm_pids="$vm_pids $!"
 }
