@@ -84,12 +84,6 @@ EOF
 	cp /tmp/ctl.log "$DT_RESULTS/" 2> /dev/null
 	;;
 dt-b)
-	ctl() {
-		echo "$1" | socat -t 300 -T 300 - TCP4:dt-a:7100 2> /dev/null
-	}
-	ctl_ok() {
-		[ "$(ctl "$1")" = ok ]
-	}
 	# sub "I0 K0 U0" "I1 K1 U1": "K1-K0 U1-U0".
 	sub() {
 		echo "$1 $2" | awk '{ print $5 - $2, $6 - $3 }'

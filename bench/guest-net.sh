@@ -102,12 +102,6 @@ EOF
 	cp /tmp/ctl.log "$DT_RESULTS/" 2> /dev/null
 	;;
 dt-b)
-	ctl() {
-		echo "$1" | socat -t 300 -T 300 - TCP4:dt-a:7100 2> /dev/null
-	}
-	ctl_ok() {
-		[ "$(ctl "$1")" = ok ]
-	}
 	# iperf SETUP: throughput (kbit/s, received) of one iperf3 run.
 	iperf() {
 		_pre=

@@ -7,6 +7,9 @@
 #   bench_ratios BASE FILE N    per round: FILE's column N over BASE's
 #                               column N in the same round
 #   bench_stats                 "median q1 q3" of the numbers on stdin
+#   ctl CMD / ctl_ok CMD        (guest-net.sh, guest-insn.sh) one command
+#                               to dt-a's control port: its answer /
+#                               whether it is "ok"
 
 bench_order() {
 	_r=$1
@@ -27,4 +30,12 @@ bench_stats() {
 	sort -g | awk '{ v[NR] = $1 } END {
 		if (NR == 0) { print "0 0 0"; exit }
 		printf "%s %s %s\n", v[int((NR + 1) / 2)], v[int((NR + 3) / 4)], v[int((3 * NR + 1) / 4)] }'
+}
+
+ctl() {
+	echo "$1" | socat -t 300 -T 300 - TCP4:dt-a:7100 2> /dev/null
+}
+
+ctl_ok() {
+	[ "$(ctl "$1")" = ok ]
 }
