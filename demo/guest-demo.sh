@@ -48,7 +48,7 @@ background() {
 # from now on, it fetches while recording and while the requests run.
 background_flows() {
 	check "background traffic flows (bg-curl -> $1:8001)" \
-		wait_for 180 grep -q '^ok$' /tmp/bg-curl.log
+		wait_for $(slow 180) grep -q '^ok$' /tmp/bg-curl.log
 	bg_before=$(grep -c '^ok$' /tmp/bg-curl.log)
 }
 
@@ -64,7 +64,7 @@ record() {
 	say "loading dtracer.ko, recording to dt-collector"
 	check "modprobe dtracer" modprobe dtracer
 	check "probe armed" sh -c "echo 1 > $sys/probe"
-	check "the collector is up" wait_for 120 $tcp request dt-collector 7496 ping
+	check "the collector is up" wait_for $(slow 120) $tcp request dt-collector 7496 ping
 	check "dtracer record --collector dt-collector --gate thread" sh -c \
 		"$dtracer record --collector dt-collector --gate thread > $DT_RESULTS/record.log 2>&1"
 }
@@ -86,7 +86,7 @@ dt-collector)
 	$tcp serve -4 7496 0 > /dev/null 2>&1 &
 	ready=$!
 	say "receiving the hosts' traces"
-	check "three hosts closed their sessions" timeout 600 $tcp serve -4 7495 3
+	check "three hosts closed their sessions" timeout $(slow 600) $tcp serve -4 7495 3
 	kill $ready
 	sleep 1
 	check "the collector holds the three hosts' traces" sh -c '
@@ -110,7 +110,7 @@ dt-backend)
 	$tcp serve -4 7499 0 > /dev/null 2>&1 &
 	ready=$!
 	say "serving"
-	check "dt-client says it is done" timeout 600 $tcp serve -4 7497 1
+	check "dt-client says it is done" timeout $(slow 600) $tcp serve -4 7497 1
 	kill $ready $httpd
 	background_stop
 	stop
@@ -127,7 +127,7 @@ dt-proxy)
 	$tcp serve -4 7498 0 > /dev/null 2>&1 &
 	ready=$!
 	say "serving"
-	check "dt-client says it is done" timeout 600 $tcp serve -4 7497 1
+	check "dt-client says it is done" timeout $(slow 600) $tcp serve -4 7497 1
 	kill $ready
 	"$nginx" -p /tmp/nginx/ -c nginx.conf -e /tmp/nginx/error.log -s quit
 	cp /tmp/nginx/access.log /tmp/nginx/error.log "$DT_RESULTS/" 2>/dev/null
@@ -138,8 +138,8 @@ dt-client)
 	background dt-proxy
 	record
 	background_flows dt-proxy
-	check "dt-proxy is serving and recording" wait_for 300 $tcp request dt-proxy 7498 ping
-	check "dt-backend is serving and recording" wait_for 300 $tcp request dt-backend 7499 ping
+	check "dt-proxy is serving and recording" wait_for $(slow 300) $tcp request dt-proxy 7498 ping
+	check "dt-backend is serving and recording" wait_for $(slow 300) $tcp request dt-backend 7499 ping
 	say "sending $N requests (curl, flagged) through nginx to the backend"
 	set --
 	i=0

@@ -20,7 +20,7 @@ gate=${DT_COLLECT_GATE:-thread}
 record() {
 	check "modprobe dtracer" modprobe dtracer
 	check "probe armed" sh -c "echo 1 > $sys/probe"
-	check "the collector is up" wait_for 120 $tcp request dt-d 7496 ping
+	check "the collector is up" wait_for $(slow 120) $tcp request dt-d 7496 ping
 	check "dtracer record streams to dt-d" sh -c \
 		"$dtracer record --collector dt-d --gate $gate ${DT_COLLECT_RECORD:-} > /tmp/record.log 2>&1"
 	diag "$(tr '\n' ';' < /tmp/record.log)"
@@ -65,7 +65,7 @@ dt-d)
 		"$dtracer collect | grep -q 'already running'"
 	$tcp serve -4 7496 0 > /dev/null 2>&1 &
 	ready=$!
-	check "three sessions closed" timeout 400 $tcp serve -4 7495 3
+	check "three sessions closed" timeout $(slow 400) $tcp serve -4 7495 3
 	kill $ready
 	sleep 1
 	# relayd's layout: HOST/SESSION-DATE/kernel (streamed) or
@@ -87,8 +87,8 @@ dt-d)
 	;;
 dt-a)
 	record
-	check "dt-b is recording" wait_for 180 $tcp request dt-b 7498 ping
-	check "dt-c is recording" wait_for 180 $tcp request dt-c 7499 ping
+	check "dt-b is recording" wait_for $(slow 180) $tcp request dt-b 7498 ping
+	check "dt-c is recording" wait_for $(slow 180) $tcp request dt-c 7499 ping
 	N=$N bash -c '
 		echo $$ > /sys/distributed-tracer/add_pid || exit 1
 		i=0
@@ -116,7 +116,7 @@ dt-b)
 	check "socat listens on 7400" wait_for 30 sh -c "ss -Hltn | grep -q ':7400 '"
 	$tcp serve -4 7498 0 > /dev/null 2>&1 &
 	ready=$!
-	check "dt-a says it is done" timeout 400 $tcp serve -4 7497 1
+	check "dt-a says it is done" timeout $(slow 400) $tcp serve -4 7497 1
 	kill $socat $ready
 	stop
 	;;
@@ -129,7 +129,7 @@ dt-c)
 	srv=$!
 	$tcp serve -4 7499 0 > /dev/null 2>&1 &
 	ready=$!
-	check "dt-a says it is done" timeout 400 $tcp serve -4 7497 1
+	check "dt-a says it is done" timeout $(slow 400) $tcp serve -4 7497 1
 	wait $srv && ok "the server answered $N requests" || not_ok "the server answered $N requests"
 	kill $ready
 	stop

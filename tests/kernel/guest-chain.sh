@@ -56,8 +56,8 @@ capture
 
 case $DT_HOST in
 dt-a)
-	check "dt-c is up" wait_for 120 $tcp request dt-c 7299 ping
-	check "dt-b is up" wait_for 120 $tcp request dt-b 7298 ping
+	check "dt-c is up" wait_for $(slow 120) $tcp request dt-c 7299 ping
+	check "dt-b is up" wait_for $(slow 120) $tcp request dt-b 7298 ping
 	# The client: bash itself, flagged, talking through /dev/tcp.
 	bash -c '
 		echo $$ > /sys/distributed-tracer/add_pid || exit 1
@@ -71,8 +71,8 @@ dt-a)
 	check "the client is still flagged after the answer (manual)" \
 		grep -q '^[0-9]* [0-9]* manual$' /tmp/still
 	check "an unflagged request through the same chain" $tcp request dt-b 7200 plain
-	check "told dt-b we are done" wait_for 120 $tcp request dt-b 7297 done
-	check "told dt-c we are done" wait_for 120 $tcp request dt-c 7297 done
+	check "told dt-b we are done" wait_for $(slow 120) $tcp request dt-b 7297 done
+	check "told dt-c we are done" wait_for $(slow 120) $tcp request dt-c 7297 done
 	end_capture
 	p=$(first_port "$a" "$b" 7200)
 	check "the client's request left marked" all_marked "$a" "$p" "$b" 7200
@@ -85,13 +85,13 @@ dt-b)
 	$tcp serve -4 7298 0 > /dev/null 2>&1 &
 	ready=$!
 	check "socat's child is flagged while it serves (propagated, client socket)" \
-		wait_for 120 flagged_from "$b:7200" "$a"
+		wait_for $(slow 120) flagged_from "$b:7200" "$a"
 	tid=$(propagated "$b:7200" "$a")
 	diag "list_pid: $(cat $sys/list_pid)"
 	check "... and it is a socat process" grep -qx socat /proc/$tid/comm
 	check "the middle is unflagged once it has answered" \
 		wait_for 60 sh -c "! grep -q '^$tid ' $sys/list_pid"
-	check "dt-a says it is done" timeout 300 $tcp serve -4 7297 1
+	check "dt-a says it is done" timeout $(slow 300) $tcp serve -4 7297 1
 	check "the unflagged request flagged nobody: list_pid empty" test -z "$(cat $sys/list_pid)"
 	diag "$(cat $sys/stats)"
 	check "stats: 1 propagation, 1 response" \
@@ -107,12 +107,12 @@ dt-c)
 	$tcp serve -4 7299 0 > /dev/null 2>&1 &
 	ready=$!
 	check "the server is flagged while it serves (propagated, socket from the middle)" \
-		wait_for 120 flagged_from "$c:7201" "$b"
+		wait_for $(slow 120) flagged_from "$c:7201" "$b"
 	check "... and it is the server's thread" test "$(propagated "$c:7201" "$b")" = "$srv"
 	diag "list_pid: $(cat $sys/list_pid)"
 	check "the server is unflagged once it has answered" \
 		wait_for 60 sh -c "! grep -q '^$srv ' $sys/list_pid"
-	check "dt-a says it is done" timeout 300 $tcp serve -4 7297 1
+	check "dt-a says it is done" timeout $(slow 300) $tcp serve -4 7297 1
 	check "the unflagged request flagged nobody: list_pid empty" test -z "$(cat $sys/list_pid)"
 	diag "$(cat $sys/stats)"
 	check "stats: 1 propagation, 1 response" \

@@ -36,13 +36,13 @@ case $DT_HOST in
 dt-a)
 	iperf3 -s -p 5201 > /tmp/iperf-s.log 2>&1 &
 	iperf=$!
-	check "dt-b's marked iperf3 stream is flowing" timeout 300 $tcp serve -4 7401 1
+	check "dt-b's marked iperf3 stream is flowing" timeout $(slow 300) $tcp serve -4 7401 1
 	check "6 load/arm/unload rounds under the stream" cycle 6
 	n=$(awk '$2 > 0 && $3 > 0' /tmp/rounds | wc -l)
 	[ "$n" -eq 6 ] && ok "marked segments arrived and flagged the iperf3 server in each round" ||
 		not_ok "marked segments arrived and flagged the iperf3 server in $n rounds of 6: $(cat /tmp/rounds)"
 	check "told dt-b our rounds are done" wait_for 60 $tcp request dt-b 7405 done
-	check "dt-b's stream is over" timeout 300 $tcp serve -4 7402 1
+	check "dt-b's stream is over" timeout $(slow 300) $tcp serve -4 7402 1
 	kill $iperf
 
 	check "modprobe dtracer" modprobe dtracer
@@ -53,7 +53,7 @@ dt-a)
 	# A flagged shell's 100 children, each exiting at once.
 	check "100 children of a flagged shell ran" \
 		flagged sh -c 'i=0; while [ $i -lt 100 ]; do /bin/true || exit 1; i=$((i + 1)); done'
-	check "dt-b's 100 requests are done" timeout 300 $tcp serve -4 7404 1
+	check "dt-b's 100 requests are done" timeout $(slow 300) $tcp serve -4 7404 1
 	check "tables back at zero (threads, sockets)" wait_for 30 tables_empty
 	diag "$(cat $sys/stats)"
 	check "stats: 100 propagations, 100 responses" \
@@ -63,7 +63,7 @@ dt-a)
 	check "rmmod dtracer" rmmod dtracer
 	;;
 dt-b)
-	check "dt-a's iperf3 server is up" wait_for 120 sh -c "iperf3 -c dt-a -p 5201 -t 1 > /dev/null"
+	check "dt-a's iperf3 server is up" wait_for $(slow 120) sh -c "iperf3 -c dt-a -p 5201 -t 1 > /dev/null"
 	# Unflagged for now: each round of cycle loads dtracer and flags it.
 	# Long enough for both guests' rounds, even on the debug kernel (where
 	# dt-a's six took over 300 s); stopped once they are done.
@@ -77,7 +77,7 @@ dt-b)
 	check "modprobe dtracer" modprobe dtracer
 	check "probe armed, iperf3 flagged" sh -c "echo 1 > $sys/probe && echo $iperf > $sys/add_pid"
 	check "told dt-a the marked stream flows" wait_for 60 $tcp request dt-a 7401 go
-	check "dt-a's rounds are done" timeout 1200 $tcp serve -4 7405 1
+	check "dt-a's rounds are done" timeout $(slow 1200) $tcp serve -4 7405 1
 	check "the iperf3 stream is still flowing after all rounds" kill -0 $iperf
 	kill $iperf
 	wait $iperf

@@ -17,7 +17,7 @@ dt-a)
 	check "lttng-relayd starts" lttng-relayd -d -o /tmp/relay
 	$tcp serve 7000 1 > /tmp/serve.log 2>&1 &
 	echo_pid=$!
-	check "dt-b says its session is done" timeout 300 $tcp serve 7001 1
+	check "dt-b says its session is done" timeout $(slow 300) $tcp serve 7001 1
 	wait $echo_pid
 	[ $? -eq 0 ] && ok "the echo server answered dt-b and exited 0" ||
 		not_ok "the echo server answered dt-b and exited 0"
@@ -36,7 +36,7 @@ dt-a)
 dt-b)
 	check "lttng-sessiond starts" lttng-sessiond -d
 	check "dt-a is reachable over TCP" \
-		wait_for 120 sh -c "$tcp request dt-a 7000 hello > /tmp/answer"
+		wait_for $(slow 120) sh -c "$tcp request dt-a 7000 hello > /tmp/answer"
 	check "dt-a's answer is right" grep -qx 'echo:hello' /tmp/answer
 	check "session streamed to dt-a" \
 		lttng create stream --set-url=net://dt-a

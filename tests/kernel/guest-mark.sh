@@ -67,7 +67,7 @@ dt-a)
 	for p in 7107 7108; do
 		$tcp serve -6 $p 0 > /tmp/serve-$p.log 2>&1 &
 	done
-	check "dt-b says it is done" timeout 500 $tcp serve -4 7199 1
+	check "dt-b says it is done" timeout $(slow 500) $tcp serve -4 7199 1
 	sleep 1
 	kill $tdpid
 	wait $tdpid
@@ -119,7 +119,7 @@ dt-a)
 dt-b)
 	check "modprobe dtracer" modprobe dtracer
 	check "probe armed" sh -c "echo 1 > $sys/probe"
-	check "dt-a is reachable" wait_for 120 $tcp request dt-a 7101 ping
+	check "dt-a is reachable" wait_for $(slow 120) $tcp request dt-a 7101 ping
 
 	flagged $tcp request dt-a 7100 hello 20 > /tmp/f.out 2>&1 &
 	f=$!
@@ -208,7 +208,7 @@ dt-b)
 	(exec 4>&-; flagged $tcp request dt-a 7111 second) > /tmp/m2.out 2>&1 &
 	m2=$!
 	check "stats: a second flagged client's socket is refused and counted" \
-		wait_for 120 dropped
+		wait_for $(slow 120) dropped
 	exec 4>&-
 	wait $m1 && ok "the first client closed" || not_ok "the first client closed"
 	wait $m2 && ok "the second client got its answer" ||

@@ -97,13 +97,13 @@ dt-a)
 	t0=$(date +%s)
 	flagged $crowd $T 0 < /tmp/crowd.in > /tmp/crowd.out 2> /tmp/crowd.err &
 	exec 3> /tmp/crowd.in
-	check "a flagged process starts $T threads" wait_for 600 grep -q "^ready $T 0" /tmp/crowd.out
+	check "a flagged process starts $T threads" wait_for $(slow 600) grep -q "^ready $T 0" /tmp/crowd.out
 	n=$(stat_of threads)
 	[ "$n" -eq "$T" ] && ok "all $T threads flagged ($(($(date +%s) - t0)) s)" ||
 		not_ok "$n threads flagged, expected $T"
 	diag "mem_threads $(stat_of mem_threads), slab $(slab)"
 	exec 3>&-
-	check "... all exit while flagged: table and memory at zero" wait_for 300 at_rest
+	check "... all exit while flagged: table and memory at zero" wait_for $(slow 300) at_rest
 	check "... $T unflags counted" test $(($(stat_of unflags) - u0)) -ge "$T"
 
 	echo $((T / 2)) > $sys/max_threads
@@ -111,22 +111,22 @@ dt-a)
 	flagged $crowd $T 0 < /tmp/crowd.in > /tmp/crowd.out 2> /tmp/crowd.err &
 	exec 3> /tmp/crowd.in
 	check "max_threads $((T / 2)): a flagged process starts $T threads anyway" \
-		wait_for 600 grep -q "^ready $T 0" /tmp/crowd.out
+		wait_for $(slow 600) grep -q "^ready $T 0" /tmp/crowd.out
 	n=$(stat_of threads) d=$(($(stat_of drops_threads) - d0))
 	[ "$n" -eq $((T / 2)) ] && [ $((n + d)) -ge "$T" ] &&
 		ok "... $n flagged, $d refused and counted in drops_threads" ||
 		not_ok "... $n flagged and $d counted, expected $((T / 2)) and the rest"
 	exec 3>&-
-	check "... all exit: table and memory at zero" wait_for 300 at_rest
+	check "... all exit: table and memory at zero" wait_for $(slow 300) at_rest
 	echo 4096 > $sys/max_threads
 
 	echo 100 > $sys/max_sockets
 	d0=$(stat_of drops_sockets)
 	flagged $crowd 1 500 < /tmp/crowd.in > /tmp/crowd.out 2> /tmp/crowd.err &
 	exec 3> /tmp/crowd.in
-	check "500 loopback connections open" wait_for 300 grep -q "^ready 1 500" /tmp/crowd.out
+	check "500 loopback connections open" wait_for $(slow 300) grep -q "^ready 1 500" /tmp/crowd.out
 	echo "mark 500" >&3
-	check "... marked by a flagged thread" wait_for 300 grep -q "^ok" /tmp/crowd.out
+	check "... marked by a flagged thread" wait_for $(slow 300) grep -q "^ok" /tmp/crowd.out
 	n=$(stat_of sockets) d=$(($(stat_of drops_sockets) - d0))
 	# Each marked write wants its socket followed, and its arrival the
 	# receiving one: once 100 are, the writes of the others are refused
@@ -135,7 +135,7 @@ dt-a)
 		ok "max_sockets 100: 100 sockets followed, $d refused and counted" ||
 		not_ok "max_sockets 100: $n sockets followed, $d counted; expected 100 and at least 400"
 	exec 3>&-
-	check "... connections closed: table and memory at zero" wait_for 300 at_rest
+	check "... connections closed: table and memory at zero" wait_for $(slow 300) at_rest
 	echo 4096 > $sys/max_sockets
 
 	# 2. Short connections, a tenth reset mid-request.
@@ -151,7 +151,7 @@ dt-a)
 	}
 	m0=$(stat_of marks_sent)
 	follow 1 7510 dt-b step2
-	check "... tables and memory back at zero" wait_for 120 at_rest
+	check "... tables and memory back at zero" wait_for $(slow 120) at_rest
 	n=$(($(stat_of marks_sent) - m0))
 	[ "$n" -ge "$C" ] && ok "... every connection's request marked ($n marks sent)" ||
 		not_ok "... $n marks sent, expected at least $C"
@@ -184,7 +184,7 @@ dt-b)
 	[ "$n" -ge $((C - C / 10)) ] &&
 		ok "step 2: $n server threads flagged by the marked requests" ||
 		not_ok "step 2: $n propagations, expected at least $((C - C / 10))"
-	check "... tables and memory back at zero" wait_for 120 at_rest
+	check "... tables and memory back at zero" wait_for $(slow 120) at_rest
 	diag "after step 2: slab $(slab); $(tr '\n' ' ' < $sys/stats)"
 
 	lead 2 7510 &
@@ -195,7 +195,7 @@ dt-b)
 		not_ok "... propagations in $n loads of 5: $(cat /tmp/rounds)"
 	wait $led
 	lead 3 7510
-	check "... tables and memory back at zero" wait_for 120 at_rest
+	check "... tables and memory back at zero" wait_for $(slow 120) at_rest
 	;;
 esac
 diag "$(tr '\n' ' ' < $sys/stats)"

@@ -68,7 +68,7 @@ if [ -w "$kmemleak" ]; then
 fi
 
 export HOME=/root DT_HOST DT_ADDR DT_ADDR6 DT_HOSTS DT_HOSTS_LINES DT_INDEX DT_RESULTS=/results
-export DT_SRCDIR DT_BUILDDIR
+export DT_SRCDIR DT_BUILDDIR DT_GUEST_TIMEOUT
 cd /tmp
 sh -c ". '$DT_SRCDIR/tests/vm/guest-lib.sh' && . '$DT_SCRIPT'" \
 	> /results/script.log 2>&1 < /dev/null

@@ -16,6 +16,12 @@
 #                           its done, N < 10) and wait for it (at most
 #                           SECONDS, default 600); the follower waits for
 #                           HOST's go, runs CMD (a check), says done
+#   slow SECONDS            SECONDS scaled to this guest's time budget:
+#                           times DT_VM_TIMEOUT / 600 when the harness
+#                           gives guests more than its default 600 s
+#                           (make check-debug: the debug kernel is slower).
+#                           For waits on another guest, whose length
+#                           follows how fast the kernel runs
 
 DT_TAP=$DT_RESULTS/tap
 # Written by guest-init.sh: "options dtracer trust=<the test LAN>".
@@ -60,6 +66,15 @@ check_fails() {
 	fi
 }
 
+slow() {
+	_budget=${DT_GUEST_TIMEOUT:-600}
+	if [ "$_budget" -gt 600 ]; then
+		echo $(($1 * _budget / 600))
+	else
+		echo "$1"
+	fi
+}
+
 wait_for() {
 	_tries=$(($1 * 5))
 	shift
@@ -85,14 +100,14 @@ flagged() {
 lead() {
 	$DT_BUILDDIR/tests/tools/dt-tcp serve -4 $(($2 + $1)) 1 > /dev/null 2>&1 &
 	check "step $1: the other guest ran it" \
-		timeout "${3:-600}" $DT_BUILDDIR/tests/tools/dt-tcp serve -4 $(($2 + 10 + $1)) 1
+		timeout "$(slow "${3:-600}")" $DT_BUILDDIR/tests/tools/dt-tcp serve -4 $(($2 + 10 + $1)) 1
 }
 
 follow() {
 	_n=$1 _port=$2 _host=$3
 	shift 3
 	check "step $_n: $_host is ready" \
-		wait_for 600 $DT_BUILDDIR/tests/tools/dt-tcp request $_host $((_port + _n)) go
+		wait_for "$(slow 600)" $DT_BUILDDIR/tests/tools/dt-tcp request $_host $((_port + _n)) go
 	"$@"
 	check "step $_n: told $_host it is done" \
 		wait_for 60 $DT_BUILDDIR/tests/tools/dt-tcp request $_host $((_port + 10 + _n)) done
