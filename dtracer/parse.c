@@ -236,8 +236,10 @@ static int dt_parse_prefix(const char *buf, size_t len, struct dt_prefix *p)
 			return -EINVAL;
 	}
 	p->bits = (unsigned char)bits;
+	for (k = 0; k < 16; k++)
+		p->mask[k] = k < size ? dt_prefix_mask(bits, (unsigned int)k * 8) : 0;
 	for (k = 0; k < size; k++)
-		if (p->addr[k] & ~dt_prefix_mask(bits, (unsigned int)k * 8))
+		if (p->addr[k] & ~p->mask[k])
 			return -EINVAL;
 	return 0;
 }
@@ -264,15 +266,3 @@ int dt_parse_prefixes(const char *buf, size_t len, struct dt_prefix *out,
 	return (int)n;
 }
 
-bool dt_prefix_match(const struct dt_prefix *p, unsigned char family,
-		     const unsigned char *addr)
-{
-	unsigned int k;
-
-	if (p->family != family)
-		return false;
-	for (k = 0; k * 8 < p->bits; k++)
-		if ((addr[k] ^ p->addr[k]) & dt_prefix_mask(p->bits, k * 8))
-			return false;
-	return true;
-}

@@ -10,9 +10,11 @@
 #ifdef __KERNEL__
 #include <linux/types.h>
 #include <linux/errno.h>
+#include <linux/string.h>
 #else
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 #include <errno.h>
 #endif
 
@@ -41,11 +43,15 @@ int dt_parse_uint(const char *buf, size_t len, unsigned int min,
  */
 int dt_parse_tids(const char *buf, size_t len, int *ids, size_t max);
 
-/* An address prefix: the first "bits" bits of addr. */
+/*
+ * An address prefix: the first "bits" bits of addr. mask has those bits
+ * set (and no other), so that a match compares four bytes at a time.
+ */
 struct dt_prefix {
 	unsigned char family;		/* 4 or 6 */
 	unsigned char bits;		/* 0-32 or 0-128 */
 	unsigned char addr[16];		/* network order; IPv4: addr[0..3] */
+	unsigned char mask[16];		/* the prefix's bits of addr */
 };
 
 /*
@@ -65,8 +71,25 @@ int dt_parse_prefixes(const char *buf, size_t len, struct dt_prefix *out,
 /*
  * Whether addr (4 or 16 bytes, network order, of the given family: 4 or
  * 6) starts with prefix p. A prefix never matches the other family.
+ * Inline: the ingress hook asks it for every trusted prefix of every
+ * marked segment. Four bytes at a time, only as far as the prefix goes.
  */
-bool dt_prefix_match(const struct dt_prefix *p, unsigned char family,
-		     const unsigned char *addr);
+static inline bool dt_prefix_match(const struct dt_prefix *p,
+				   unsigned char family,
+				   const unsigned char *addr)
+{
+	unsigned int k, a, b, m;	/* 4 bytes on every Linux ABI */
+
+	if (p->family != family)
+		return false;
+	for (k = 0; k * 8 < p->bits; k += sizeof(a)) {
+		memcpy(&a, addr + k, sizeof(a));
+		memcpy(&b, p->addr + k, sizeof(b));
+		memcpy(&m, p->mask + k, sizeof(m));
+		if ((a ^ b) & m)
+			return false;
+	}
+	return true;
+}
 
 #endif /* _DTRACER_PARSE_H */
