@@ -14,6 +14,12 @@
  * dtracer_flag or dtracer_unflag (events.c) under dt_flags_lock, so the
  * events come in the order the table changed.
  *
+ * Entries with a request's socket (propagated, inherited from such) are
+ * also in dt_flags_by_sk, keyed by that socket, under the same lock: the
+ * socket's destruction finds the threads still waiting to answer on it
+ * in one bucket, not by a walk of the whole table (a walk with
+ * interrupts off, at every close of a followed socket).
+ *
  * Propagations are rate limited: at most max_propagations new flags per
  * second (a ratelimit_state, taken under dt_flags_lock, so that its
  * trylock never fails for contention). A flood of marked segments from a
@@ -35,7 +41,8 @@
 #include <linux/timekeeping.h>
 
 struct dt_flag {
-	struct hlist_node node;
+	struct hlist_node node;		/* in dt_flags, by task */
+	struct hlist_node by_sk;	/* in dt_flags_by_sk if sk */
 	struct task_struct *task;
 	enum dt_reason reason;
 	pid_t parent;			/* inherited: the parent's tid */
@@ -48,6 +55,7 @@ struct dt_flag {
 #define DT_FLAGS_BITS 12
 
 static DEFINE_HASHTABLE(dt_flags, DT_FLAGS_BITS);
+static DEFINE_HASHTABLE(dt_flags_by_sk, DT_FLAGS_BITS);
 static DEFINE_SPINLOCK(dt_flags_lock);
 static unsigned int dt_nflags;		/* under dt_flags_lock */
 
@@ -154,6 +162,8 @@ static void dt_flag_insert_locked(struct dt_flag *f)
 	f->since = ktime_get_ns();
 	dt_hint_get(f->task);
 	hash_add_rcu(dt_flags, &f->node, (unsigned long)f->task);
+	if (f->sk)
+		hash_add(dt_flags_by_sk, &f->by_sk, (unsigned long)f->sk);
 	dt_nflags++;
 	atomic_inc(&dt_trace_active);
 	dt_event_flag(f->task, f->reason, f->parent, &f->tuple);
@@ -163,6 +173,8 @@ static void dt_flag_remove_locked(struct dt_flag *f, enum dt_unflag why)
 {
 	lockdep_assert_held(&dt_flags_lock);
 	hash_del_rcu(&f->node);
+	if (f->sk)
+		hash_del(&f->by_sk);
 	dt_hint_put(f->task);
 	dt_nflags--;
 	atomic_dec(&dt_trace_active);
@@ -417,12 +429,12 @@ void dt_flags_socket_gone(const struct sock *sk)
 	struct dt_flag *f;
 	struct hlist_node *tmp;
 	unsigned long irq;
-	int bkt;
 
 	if (!atomic_read(&dt_trace_active))
 		return;
 	spin_lock_irqsave(&dt_flags_lock, irq);
-	hash_for_each_safe(dt_flags, bkt, tmp, f, node)
+	hash_for_each_possible_safe(dt_flags_by_sk, f, tmp, by_sk,
+				    (unsigned long)sk)
 		if (f->sk == sk && f->reason != DT_REASON_MANUAL)
 			dt_flag_remove_locked(f, DT_UNFLAG_CLOSED);
 	spin_unlock_irqrestore(&dt_flags_lock, irq);
