@@ -4,6 +4,12 @@
 #   bash, flagged  --7200-->  socat (fork)  --7201-->  dt-tcp serve -d 3000
 #   (/dev/tcp)     <--------                <--------
 #   7298/7299: "ready" servers on dt-b/dt-c; 7297: "done" from dt-a.
+#
+# Then a request that is never answered: dt-a's flagged socat sends one
+# byte to dt-c's dt-tcp serve -n 7202 (reads, never answers) and keeps
+# the connection open (step 1), then closes it (step 2; steps on 7210).
+# The server's thread is flagged by what it read; when its socket is
+# destroyed it is unflagged (reason "closed"), though it lives on.
 tcp=$DT_BUILDDIR/tests/tools/dt-tcp
 pcap=$DT_BUILDDIR/tests/tools/dt-pcap
 sys=/sys/distributed-tracer
@@ -52,6 +58,26 @@ end_capture() {
 
 check "modprobe dtracer" modprobe dtracer
 check "probe armed" sh -c "echo 1 > $sys/probe"
+# dt-a, step 1: a flagged socat sends one byte to dt-c's server that
+# never answers, and keeps the connection (its input, a fifo, stays open
+# on fd 4 of this shell). Run by follow in this shell, not in a check's
+# subshell, so that fd 4 outlives the step.
+mute_open() {
+	flagged socat -u OPEN:/tmp/mute.in TCP4:dt-c:7202 2> /tmp/mute.err &
+	mute=$!
+	exec 4> /tmp/mute.in
+	printf x >&4
+	check "a flagged client sent a byte to dt-c's server that never answers" \
+		wait_for 30 sh -c "ss -Htn state established '( dport = :7202 )' | grep -q ."
+}
+
+# dt-a, step 2: end of input, socat closes the connection and exits.
+mute_close() {
+	exec 4>&-
+	wait $mute && ok "... then closed the connection" ||
+		not_ok "... then closed the connection (socat: $(cat /tmp/mute.err))"
+}
+
 capture
 
 case $DT_HOST in
@@ -73,6 +99,9 @@ dt-a)
 	check "an unflagged request through the same chain" $tcp request dt-b 7200 plain
 	check "told dt-b we are done" wait_for $(slow 120) $tcp request dt-b 7297 done
 	check "told dt-c we are done" wait_for $(slow 120) $tcp request dt-c 7297 done
+	mkfifo /tmp/mute.in
+	follow 1 7210 dt-c mute_open
+	follow 2 7210 dt-c mute_close
 	end_capture
 	p=$(first_port "$a" "$b" 7200)
 	check "the client's request left marked" all_marked "$a" "$p" "$b" 7200
@@ -119,6 +148,20 @@ dt-c)
 		sh -c "[ $(stat_of propagations) = 1 ] && [ $(stat_of responses) = 1 ]"
 	wait $srv
 	kill $ready
+	$tcp serve -4 -n 7202 2 > /tmp/mute.log 2>&1 &
+	mute=$!
+	r0=$(stat_of responses) u0=$(stat_of unflags)
+	lead 1 7210
+	check "a server that never answers is flagged by the request it read" \
+		wait_for $(slow 120) flagged_from "$c:7202" "$a"
+	check "... and it is the server's thread" test "$(propagated "$c:7202" "$a")" = "$mute"
+	lead 2 7210
+	check "the client closed, the server closed its end: unflagged with the socket" \
+		wait_for 60 sh -c "! grep -q '^$mute ' $sys/list_pid"
+	check "... while the thread lives on (waiting for a next connection)" kill -0 $mute
+	check "... and not as an answer: no response counted, one unflag" \
+		sh -c "[ $(stat_of responses) = $r0 ] && [ $(stat_of unflags) = $((u0 + 1)) ]"
+	kill $mute
 	end_capture
 	first=$(first_port "$b" "$c" 7201)
 	check "the flagged request arrived marked" all_marked "$b" "$first" "$c" 7201

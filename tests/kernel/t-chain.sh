@@ -4,7 +4,9 @@
 # answer. The mark follows the request hop by hop: the middle's and the
 # server's threads are flagged while they serve and unflagged once they
 # answer; the client stays flagged; an unflagged request through the
-# same chain flags nobody. See guest-chain.sh.
+# same chain flags nobody. A request that dt-c's server reads but never
+# answers: the server thread is unflagged when its socket is destroyed.
+# See guest-chain.sh.
 . "$DT_BUILDDIR/tests/vm/config.sh"
 . "$DT_SRCDIR/tests/vm/tap.sh"
 . "$DT_SRCDIR/tests/vm/vm.sh"

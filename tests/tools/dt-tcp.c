@@ -1,13 +1,14 @@
 /*
  * dt-tcp: a small TCP request/response peer for the tests.
  *
- *   dt-tcp serve [-4|-6] [-d MS [-e K]] [-s] PORT [COUNT]
+ *   dt-tcp serve [-4|-6] [-d MS [-e K]] [-s|-n] PORT [COUNT]
  *       accept COUNT connections (default 1, 0 = forever), one at a
  *       time; on each, answer every received chunk with "echo:" + chunk
  *       (after MS milliseconds with -d; with -e, only on every Kth
  *       connection: the Kth, 2Kth...), until the peer closes. With -s
  *       (sink), read until the peer shuts its side, then answer with the
- *       byte count and a newline.
+ *       byte count and a newline. With -n (no answer), read until the
+ *       peer shuts its side and close without a word.
  *   dt-tcp request HOST PORT MESSAGE [REPEAT]
  *       connect, send MESSAGE and read the answer, REPEAT times (default
  *       1); print the last answer; exit 0 only if every answer was right.
@@ -62,7 +63,7 @@
 static int usage(void)
 {
 	fprintf(stderr,
-		"usage: dt-tcp serve [-4|-6] [-d MS [-e K]] [-s] PORT [COUNT]\n"
+		"usage: dt-tcp serve [-4|-6] [-d MS [-e K]] [-s|-n] PORT [COUNT]\n"
 		"       dt-tcp request HOST PORT MESSAGE [REPEAT]\n"
 		"       dt-tcp send HOST PORT BYTES\n"
 		"       dt-tcp duo HOST PORT ROUNDS CHUNK\n"
@@ -127,7 +128,8 @@ static int echo_connection(int fd, long delay)
 	return n < 0 ? -1 : 0;
 }
 
-static int sink_connection(int fd)
+/* sink > 0: answer with the byte count; sink < 0: no answer. */
+static int sink_connection(int fd, int sink)
 {
 	static char in[65536];
 	char out[32];
@@ -138,6 +140,8 @@ static int sink_connection(int fd)
 		total += n;
 	if (n < 0)
 		return -1;
+	if (sink < 0)
+		return 0;
 	snprintf(out, sizeof(out), "%lld\n", total);
 	return write_all(fd, out, strlen(out));
 }
@@ -153,6 +157,8 @@ static int serve(int argc, char **argv)
 			family = argv[0][1] == '4' ? AF_INET : AF_INET6;
 		} else if (!strcmp(argv[0], "-s")) {
 			sink = 1;
+		} else if (!strcmp(argv[0], "-n")) {
+			sink = -1;
 		} else if (!strcmp(argv[0], "-d") && argc > 1) {
 			if (parse_count(argv[1], &delay_ms))
 				return 2;
@@ -195,7 +201,7 @@ static int serve(int argc, char **argv)
 			perror("dt-tcp: accept");
 			return 1;
 		}
-		if (sink ? sink_connection(c) :
+		if (sink ? sink_connection(c, sink) :
 		    echo_connection(c, i % delay_every ? 0 : delay_ms))
 			perror("dt-tcp: connection");
 		close(c);
