@@ -25,6 +25,11 @@
 #                                  OWN_SCRIPT where given) to status 0.
 #                                  Each guest's files: OUTDIR/NAME/
 #   vm_report OUTDIR NAME...       print each guest's results as TAP
+#   vm_slow SECONDS                SECONDS scaled to the guests' time
+#                                  budget, as guest-lib.sh's slow does
+#                                  in the guests (times DT_VM_TIMEOUT /
+#                                  600 above 600 s): for figures both
+#                                  sides must agree on
 #
 # Settings (environment): DT_VM_TIMEOUT (seconds per guest, default
 # 600), DT_VM_MEM (MiB, default 1536), DT_VM_SMP (default 2),
@@ -100,6 +105,14 @@ vm_accel_args() {
 	kvm) echo "-accel kvm -cpu host" ;;
 	*) echo "vm: DT_VM_ACCEL must be tcg or kvm" >&2; return 1 ;;
 	esac
+}
+
+vm_slow() {
+	if [ "${DT_VM_TIMEOUT:-600}" -gt 600 ]; then
+		echo $(($1 * DT_VM_TIMEOUT / 600))
+	else
+		echo "$1"
+	fi
 }
 
 # vm_guest_env INDEX NAME SCRIPT HOSTLINES: the guest's configuration.
