@@ -215,6 +215,8 @@ static ssize_t stats_show(struct kobject *kobj, struct kobj_attribute *attr,
 	len += sysfs_emit_at(buf, len, "sockets %u\n", dt_socks_count());
 	len += sysfs_emit_at(buf, len, "lttng_attached %d\n",
 			     dt_gate_attached());
+	len += sysfs_emit_at(buf, len, "syscalls_narrowed %d\n",
+			     dt_flags_narrowed());
 	for (s = 0; s < DT_STAT_COUNT; s++)
 		len += sysfs_emit_at(buf, len, "%s %llu\n", dt_stat_name(s),
 				     dt_stat_read(s));

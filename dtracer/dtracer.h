@@ -10,9 +10,12 @@
  *   under its own lock. All three are taken with spin_lock_irqsave: the
  *   hooks run in process, softirq and kprobe context, and irqsave is safe
  *   in all three without ever running softirqs on unlock.
- * - Lock order: dt_flags_lock, then dt_socks_lock, then a socket's lock.
+ * - Lock order: dt_narrow_lock (syscalls.c), then dt_flags_lock, then
+ *   dt_socks_lock, then a socket's lock.
  *   No code holds two of them today; keep it that way if you can.
- * - Mutexes (process context only): dt_probe_lock, then dt_gate_lock;
+ * - Mutexes (process context only): dt_probe_lock, then dt_gate_lock
+ *   (under which syscalls.c registers its kretprobes and takes
+ *   dt_narrow_lock);
  *   dt_trust_lock alone (it serialises writers of the trust list).
  * - Entries are freed with kfree_rcu(); nothing sleeps under any of them.
  */
@@ -146,6 +149,8 @@ void dt_flags_socket_gone(const struct sock *sk);
 void dt_flags_fork(struct task_struct *parent, struct task_struct *child);
 void dt_flags_task_exit(struct task_struct *task);
 unsigned int dt_flags_count(void);
+void dt_flags_set_narrowed(bool on);
+bool dt_flags_narrowed(void);
 ssize_t dt_flags_list(char *buf, size_t size);
 
 /* lifecycle.c: fork and exit, hooked while the module is loaded. */
@@ -214,6 +219,12 @@ bool dt_gate_attached(void);
 int dt_gate_attach(void (*changed)(bool on));
 void dt_gate_detach(void);
 bool dt_gate_record(void);
+
+/* syscalls.c: system call tracepoints only for flagged threads. */
+void dt_syscalls_init(void);
+void dt_syscalls_update(bool want);
+void dt_syscalls_set_probes(void *entry, void *exit);
+int dt_gate_syscall_probes(void *entry, void *exit);
 
 /* events.c: dtracer's own tracepoints (trace/dtracer.h). */
 struct tcphdr;

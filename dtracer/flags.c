@@ -38,6 +38,7 @@
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/spinlock.h>
+#include <linux/thread_info.h>
 #include <linux/timekeeping.h>
 
 struct dt_flag {
@@ -58,6 +59,12 @@ static DEFINE_HASHTABLE(dt_flags, DT_FLAGS_BITS);
 static DEFINE_HASHTABLE(dt_flags_by_sk, DT_FLAGS_BITS);
 static DEFINE_SPINLOCK(dt_flags_lock);
 static unsigned int dt_nflags;		/* under dt_flags_lock */
+/*
+ * syscalls.c narrowed the system call tracepoints to flagged threads:
+ * a thread flagged gets SYSCALL_WORK_SYSCALL_TRACEPOINT, one unflagged
+ * loses it. Written under dt_flags_lock (and syscalls.c's lock).
+ */
+static bool dt_narrowed;
 
 /*
  * The gate's hint (gate.c): bit hash_ptr(task, DT_HINT_BITS) is set while
@@ -151,6 +158,21 @@ bool dt_flagged(const struct task_struct *task)
 	return dt_flag_sender(task, NULL);
 }
 
+/* syscalls.c narrows (on) or widens the system call tracepoints. */
+void dt_flags_set_narrowed(bool on)
+{
+	unsigned long irq;
+
+	spin_lock_irqsave(&dt_flags_lock, irq);
+	dt_narrowed = on;
+	spin_unlock_irqrestore(&dt_flags_lock, irq);
+}
+
+bool dt_flags_narrowed(void)
+{
+	return READ_ONCE(dt_narrowed);
+}
+
 unsigned int dt_flags_count(void)
 {
 	return READ_ONCE(dt_nflags);
@@ -164,6 +186,11 @@ static void dt_flag_insert_locked(struct dt_flag *f)
 	hash_add_rcu(dt_flags, &f->node, (unsigned long)f->task);
 	if (f->sk)
 		hash_add(dt_flags_by_sk, &f->by_sk, (unsigned long)f->sk);
+	if (dt_narrowed) {
+		/* After the insertion: see dt_walk_narrow(). */
+		smp_mb__before_atomic();
+		set_task_syscall_work(f->task, SYSCALL_TRACEPOINT);
+	}
 	dt_nflags++;
 	atomic_inc(&dt_trace_active);
 	dt_event_flag(f->task, f->reason, f->parent, &f->tuple);
@@ -175,6 +202,8 @@ static void dt_flag_remove_locked(struct dt_flag *f, enum dt_unflag why)
 	hash_del_rcu(&f->node);
 	if (f->sk)
 		hash_del(&f->by_sk);
+	if (dt_narrowed)
+		clear_task_syscall_work(f->task, SYSCALL_TRACEPOINT);
 	dt_hint_put(f->task);
 	dt_nflags--;
 	atomic_dec(&dt_trace_active);

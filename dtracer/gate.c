@@ -32,6 +32,13 @@
  * fork's inline check; in mode global every bit is set (every event is
  * asked about). A set bit means "ask": dt_gate_record() decides.
  *
+ * In mode thread, the fork also names its system call probes
+ * (dt_gate_syscall_probes()), and syscalls.c narrows the system call
+ * tracepoints to flagged threads while they are the only probes there:
+ * unflagged threads then skip the tracepoints (and the kernel's system
+ * call slow path) altogether. Widened before the key may go off, narrowed
+ * after it is on.
+ *
  * Locking: dt_gate_lock (a mutex, process context) serialises the mode
  * and the client; the client's callback is called under it and takes no
  * lock of dtracer's. dt_probe_set() calls dt_gate_update() under
@@ -78,16 +85,36 @@ static bool dt_gate_applies(void)
 	return dt_gate_mode != DT_GATE_OFF && dt_probe_armed();
 }
 
+/*
+ * Tells the fork whether the gate applies, and syscalls.c whether to
+ * narrow: only in mode thread with the gate applying, and never while
+ * the fork's key might be off (widened first, narrowed last).
+ */
+static void dt_gate_notify(void)
+{
+	bool on, narrow;
+
+	lockdep_assert_held(&dt_gate_lock);
+	on = dt_gate_client && dt_gate_applies();
+	narrow = on && dt_gate_mode == DT_GATE_THREAD;
+	if (!narrow)
+		dt_syscalls_update(false);
+	if (dt_gate_client)
+		dt_gate_client(on);
+	if (narrow)
+		dt_syscalls_update(true);
+}
+
 void dt_gate_set(enum dt_gate_mode mode)
 {
 	mutex_lock(&dt_gate_lock);
 	/* Never a moment with the thread hint in another mode. */
+	dt_syscalls_update(false);
 	WRITE_ONCE(dt_gate_hint, dt_gate_all);
 	WRITE_ONCE(dt_gate_mode, mode);
 	if (mode == DT_GATE_THREAD)
 		WRITE_ONCE(dt_gate_hint, dt_flags_hint);
-	if (dt_gate_client)
-		dt_gate_client(dt_gate_applies());
+	dt_gate_notify();
 	mutex_unlock(&dt_gate_lock);
 }
 
@@ -95,8 +122,7 @@ void dt_gate_set(enum dt_gate_mode mode)
 void dt_gate_update(void)
 {
 	mutex_lock(&dt_gate_lock);
-	if (dt_gate_client)
-		dt_gate_client(dt_gate_applies());
+	dt_gate_notify();
 	mutex_unlock(&dt_gate_lock);
 }
 
@@ -120,7 +146,7 @@ int dt_gate_attach(void (*changed)(bool on))
 		ret = -EBUSY;
 	} else {
 		dt_gate_client = changed;
-		changed(dt_gate_applies());
+		dt_gate_notify();
 	}
 	mutex_unlock(&dt_gate_lock);
 	if (!ret)
@@ -133,11 +159,33 @@ EXPORT_SYMBOL_GPL(dt_gate_attach);
 void dt_gate_detach(void)
 {
 	mutex_lock(&dt_gate_lock);
+	dt_syscalls_set_probes(NULL, NULL);
+	dt_syscalls_update(false);
 	dt_gate_client = NULL;
 	mutex_unlock(&dt_gate_lock);
 	pr_info("lttng detached from the gate\n");
 }
 EXPORT_SYMBOL_GPL(dt_gate_detach);
+
+/*
+ * The fork's probes on sys_enter and sys_exit, which ask the gate before
+ * anything else: while they are the only probes there, syscalls.c may
+ * narrow. Called by the fork after dt_gate_attach(); detaching forgets
+ * them.
+ */
+int dt_gate_syscall_probes(void *entry, void *exit)
+{
+	int ret = -ENOENT;
+
+	mutex_lock(&dt_gate_lock);
+	if (dt_gate_client) {
+		dt_syscalls_set_probes(entry, exit);
+		ret = 0;
+	}
+	mutex_unlock(&dt_gate_lock);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(dt_gate_syscall_probes);
 
 /*
  * Whether the event happening now may be recorded. Any context; called

@@ -5,7 +5,8 @@
  * lifecycle.c (fork/exit), sockets.c (marked ranges per socket),
  * egress.c (marking), ingress.c (detection, propagation), trust.c
  * (whose marks are honoured), state.c
- * (switches), gate.c (what LTTng records), events.c (tracepoints),
+ * (switches), gate.c (what LTTng records), syscalls.c (which threads
+ * enter the system call tracepoints), events.c (tracepoints),
  * control.c (sysfs), stats.c, parse.c, ranges.c.
  */
 #include "dtracer.h"
@@ -20,6 +21,7 @@ static int __init dt_init(void)
 	ret = dt_trust_init();
 	if (ret)
 		return ret;
+	dt_syscalls_init();
 	ret = dt_lifecycle_init();
 	if (ret)
 		goto out_trust;
@@ -60,4 +62,4 @@ module_exit(dt_exit);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("Zero-instrumentation distributed kernel tracing");
 MODULE_AUTHOR("The dtracer developers");
-MODULE_VERSION("0.6.2");
+MODULE_VERSION("0.7.0");

@@ -196,6 +196,9 @@ check "kretprobe event on ksys_write" lttng enable-event -k --function=ksys_writ
 d=$(busy)
 u=$(busy)
 lttng start thread > /dev/null
+# Section 3c: only flagged threads enter the system call tracepoints now.
+check "system call tracepoints narrowed to flagged threads" \
+	test "$(stat_of syscalls_narrowed)" = 1
 sleep 0.5
 check "add_pid of one busy process" sh -c "echo $d > $sys/add_pid"
 sleep 0.5
@@ -277,6 +280,63 @@ is "$(count crowd "tid == $d && t > ${last:-0} && e ~ /^syscall_/")" -gt 100 \
 	"after the crowd's flags went, the flagged process's syscalls are recorded"
 is "$(count crowd "tid == $u")" -eq 0 \
 	"no event in the unflagged busy process's context is ever recorded (interrupts included)"
+
+# --- 3c. system call tracepoints only for flagged threads ---------------
+# With gate thread, dtracer lets only flagged threads enter sys_enter and
+# sys_exit (the kernel's per-thread SYSCALL_WORK_SYSCALL_TRACEPOINT) while
+# the fork's gated system call probes are the only probes there: section
+# 3 ran so, and its flagged process's system calls were recorded, the
+# others' not. Any other probe widens at once (ftrace's raw_syscalls
+# event here), and everything is as stock once the session stops: ftrace
+# then sees every thread.
+tr=/sys/kernel/tracing
+mountpoint -q $tr || mount -t tracefs nodev $tr
+narrowed() {
+	test "$(stat_of syscalls_narrowed)" = "$1"
+}
+# ftrace_sees PID: ftrace's raw_syscalls sys_enter, on while PID's dd
+# runs a moment, recorded a system call of PID.
+ftrace_sees() {
+	echo > $tr/trace
+	echo 1 > $tr/events/raw_syscalls/sys_enter/enable || return 1
+	sleep 0.3
+	echo 0 > $tr/events/raw_syscalls/sys_enter/enable
+	grep -q -- "-$1 .*sys_enter" $tr/trace ||
+		{ echo "no sys_enter of $1 in $(grep -c sys_enter $tr/trace) lines"; return 1; }
+}
+check "session 'narrow'" session narrow
+check "a foreign probe on sys_enter first (ftrace's raw_syscalls)" \
+	sh -c "echo 1 > $tr/events/raw_syscalls/sys_enter/enable"
+lttng start narrow > /dev/null
+check "... so the session starts widened" narrowed 0
+check "the foreign probe gone" sh -c "echo 0 > $tr/events/raw_syscalls/sys_enter/enable"
+check "narrowed while a session of gate thread records system calls" narrowed 1
+d=$(busy)
+u=$(busy)
+echo > $tr/trace
+check "a foreign probe arriving (ftrace's raw_syscalls again)" \
+	sh -c "echo 1 > $tr/events/raw_syscalls/sys_enter/enable"
+check "... widens at once" narrowed 0
+sleep 0.3
+check "... and ftrace sees the unflagged process's system calls" \
+	grep -q -- "-$u .*sys_enter" $tr/trace
+check "the foreign probe gone again" sh -c "echo 0 > $tr/events/raw_syscalls/sys_enter/enable"
+check "... narrowed again" narrowed 1
+check "gate global" sh -c "echo global > $sys/gate"
+check "... widened (global records every thread while one is flagged)" narrowed 0
+check "gate thread" sh -c "echo thread > $sys/gate"
+check "... narrowed" narrowed 1
+check "probe disarmed" sh -c "echo 0 > $sys/probe"
+check "... widened (stock LTTng)" narrowed 0
+check "probe armed" sh -c "echo 1 > $sys/probe"
+check "... narrowed" narrowed 1
+lttng stop narrow > /dev/null
+check "session stopped: widened" narrowed 0
+lttng destroy narrow > /dev/null
+check "after the session, ftrace sees an unflagged process's system calls" \
+	ftrace_sees $u
+check "... and another's (stock: every thread)" ftrace_sees $d
+kill $d $u
 
 # --- 4. unloading dtracer.ko during a session ---------------------------
 check "session 'unload'" session unload
