@@ -176,15 +176,20 @@ struct dt_sock {
 extern unsigned int dt_max_sockets;
 struct dt_sock *dt_sock_find(const struct sock *sk);
 struct dt_sock *dt_sock_get(const struct sock *sk);
-unsigned int dt_socks_count(void);
+extern atomic_t dt_nsocks;
+
+/* Sockets followed: read first thing on every packet and write. */
+static inline unsigned int dt_socks_count(void)
+{
+	return atomic_read(&dt_nsocks);
+}
+
 int dt_sockets_arm(void);
 void dt_sockets_disarm(void);
 
-/* packet.c: the mark in the TCP header. */
+/* The mark in the TCP header (packet.h finds the header). */
 #define DT_MARK_BYTE 12		/* data offset and reserved bits */
 #define DT_MARK_BIT 0x08	/* the first reserved bit (never AE/NS) */
-struct sk_buff;
-int dt_tcp_offset(struct sk_buff *skb, u8 pf);
 
 /* egress.c: record marked writes, mark leaving segments. */
 int dt_egress_arm(void);

@@ -29,6 +29,7 @@
  *    dtracer_answer when that thread reads marked bytes on the socket.
  */
 #include "dtracer.h"
+#include "packet.h"
 
 #include <linux/ip.h>
 #include <linux/ipv6.h>
@@ -111,8 +112,12 @@ static int dt_send_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 	struct dt_send_ctx *ctx = (void *)ri->data;
 	struct sock *sk = (void *)regs_get_kernel_argument(regs, 0);
 	struct dt_sender by;
-	bool flagged = dt_flag_sender(current, &by);
+	bool flagged;
 
+	/* Nothing flagged, nothing followed: the usual case, no call. */
+	if (!atomic_read(&dt_trace_active) && !dt_socks_count())
+		return 1;
+	flagged = dt_flag_sender(current, &by);
 	if (!flagged && !dt_socks_count())
 		return 1;
 	rcu_read_lock();

@@ -445,10 +445,14 @@ static bool dt_flags_drop_for(struct task_struct *task, const struct sock *sk)
 	return done;
 }
 
-/* task sent on sk: if that answers the request it was flagged for, unflag. */
+/*
+ * task sent on sk: if that answers the request it was flagged for, unflag.
+ * Called after the writes of flagged threads only (egress.c), so no
+ * lockless look first: one lookup, under the lock.
+ */
 void dt_flags_response(struct task_struct *task, const struct sock *sk)
 {
-	if (dt_flagged(task) && dt_flags_drop_for(task, sk))
+	if (dt_flags_drop_for(task, sk))
 		dt_stat_inc(DT_STAT_RESPONSES);
 }
 

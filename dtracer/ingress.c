@@ -22,6 +22,7 @@
  *    first marked write, and the socket awaits the client's next one.
  */
 #include "dtracer.h"
+#include "packet.h"
 
 #include <linux/ip.h>
 #include <linux/ipv6.h>

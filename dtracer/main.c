@@ -62,4 +62,4 @@ module_exit(dt_exit);
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("Zero-instrumentation distributed kernel tracing");
 MODULE_AUTHOR("The dtracer developers");
-MODULE_VERSION("0.7.0");
+MODULE_VERSION("0.7.1");

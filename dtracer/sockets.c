@@ -28,15 +28,10 @@
 
 static DEFINE_HASHTABLE(dt_socks, DT_SOCKS_BITS);
 static DEFINE_SPINLOCK(dt_socks_lock);
-static atomic_t dt_nsocks = ATOMIC_INIT(0);
+atomic_t dt_nsocks = ATOMIC_INIT(0);	/* entries in dt_socks */
 static bool dt_socks_open;		/* under dt_socks_lock: armed */
 
 unsigned int dt_max_sockets = 4096;
-
-unsigned int dt_socks_count(void)
-{
-	return atomic_read(&dt_nsocks);
-}
 
 /* The entry of sk, or NULL. Caller holds rcu_read_lock(). */
 struct dt_sock *dt_sock_find(const struct sock *sk)

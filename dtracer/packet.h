@@ -1,8 +1,10 @@
-// SPDX-License-Identifier: GPL-2.0
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Finding the TCP header of a packet at a netfilter hook.
+ * Finding the TCP header of a packet at a netfilter hook: inline, as both
+ * hooks ask it of every packet.
  */
-#include "dtracer.h"
+#ifndef DT_PACKET_H
+#define DT_PACKET_H
 
 #include <linux/ip.h>
 #include <linux/netfilter.h>
@@ -15,7 +17,7 @@
  * header (LOCAL_IN, LOCAL_OUT), or -1 for anything but an unfragmented
  * TCP packet. pf: NFPROTO_IPV4 or NFPROTO_IPV6.
  */
-int dt_tcp_offset(struct sk_buff *skb, u8 pf)
+static inline int dt_tcp_offset(struct sk_buff *skb, u8 pf)
 {
 	const struct iphdr *iph;
 	int thoff = 0;
@@ -30,3 +32,5 @@ int dt_tcp_offset(struct sk_buff *skb, u8 pf)
 		return -1;
 	return thoff;
 }
+
+#endif /* DT_PACKET_H */
