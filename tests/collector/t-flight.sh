@@ -88,16 +88,24 @@ n=$(sed -n 's/^left out \([0-9]*\) repeated events.*/\1/p' "$out/merge.log")
 tap_result $([ "${n:-0}" -gt 0 ]; echo $?) \
 	"the overlapping snapshots' repeated events are left out (${n:-0})"
 # Each snapshot read alone: all their events, and the distinct ones (a
-# repeated event prints the same line, wall-clock time included).
+# repeated event prints the same line, wall-clock time included, but
+# for its string fields: babeltrace2 2.0 prints an empty string field
+# as the value the same field had in the event it decoded before, which
+# differs between snapshots (bash's fstat(fd, "", AT_EMPTY_PATH) showed
+# three file names). So events are told apart with their strings blanked:
+# the time to the nanosecond, host, CPU and thread still tell them apart.
+unstring() {
+	sed 's/"[^"]*"/""/g' "$@"
+}
 for s in $(find "$traces" -type d -name 'snapshot-*'); do
 	babeltrace2 --no-delta "$s" 2> /dev/null
 done > "$out/snapshots.txt"
 all=$(wc -l < "$out/snapshots.txt")
-distinct=$(sort -u "$out/snapshots.txt" | wc -l)
+distinct=$(unstring "$out/snapshots.txt" | sort -u | wc -l)
 got=$(sed -n 's/^merged \([0-9]*\) events.*/\1/p' "$out/merge.log")
 tap_result $([ "${got:-0}" -eq "$distinct" ] && [ "$((got + ${n:-0}))" -eq "$all" ]; echo $?) \
 	"merged: every distinct event of the snapshots once (${got:-0} of $distinct distinct, $all in all)"
-d=$(sort "$merged/timeline.txt" | uniq -d | wc -l)
+d=$(unstring "$merged/timeline.txt" | sort | uniq -d | wc -l)
 tap_result $([ "$d" -eq 0 ] && [ "$all" -gt "$distinct" ]; echo $?) \
 	"no event twice in the merged timeline ($d)"
 "$dtracer" requests "$merged" > "$out/requests.txt" 2>&1
