@@ -1,7 +1,7 @@
 # Guest side of t-chain.sh (sourced after tests/vm/guest-lib.sh).
 #
 #   dt-a client            dt-b middle                dt-c server
-#   bash, flagged  --7200-->  socat (fork)  --7201-->  dt-tcp serve -d 3000
+#   bash, flagged  --7200-->  socat (fork)  --7201-->  dt-tcp serve -d DELAY
 #   (/dev/tcp)     <--------                <--------
 #   7298/7299: "ready" servers on dt-b/dt-c; 7297: "done" from dt-a.
 #
@@ -10,10 +10,15 @@
 # the connection open (step 1), then closes it (step 2; steps on 7210).
 # The server's thread is flagged by what it read; when its socket is
 # destroyed it is unflagged (reason "closed"), though it lives on.
+#
+# DELAY, the server's time to answer, is 3 s scaled by slow: dt-b and
+# dt-c look at the flagged thread twice while it serves, and on the
+# debug kernel one look took longer than 3 s.
 tcp=$DT_BUILDDIR/tests/tools/dt-tcp
 pcap=$DT_BUILDDIR/tests/tools/dt-pcap
 sys=/sys/distributed-tracer
 a=$(dt_addr dt-a) b=$(dt_addr dt-b) c=$(dt_addr dt-c)
+delay=$(slow 3)
 
 # propagated LOCAL REMOTE_ADDR: the tid flagged from that socket, if any.
 propagated() {
@@ -85,11 +90,11 @@ dt-a)
 	check "dt-c is up" wait_for $(slow 120) $tcp request dt-c 7299 ping
 	check "dt-b is up" wait_for $(slow 120) $tcp request dt-b 7298 ping
 	# The client: bash itself, flagged, talking through /dev/tcp.
-	bash -c '
+	answer_wait=$(slow 60) bash -c '
 		echo $$ > /sys/distributed-tracer/add_pid || exit 1
 		exec 3<>/dev/tcp/dt-b/7200 || exit 1
 		printf hello >&3
-		read -r -t 60 -N 10 answer <&3
+		read -r -t $answer_wait -N 10 answer <&3
 		echo "$answer" > /tmp/answer
 		grep "^$$ " /sys/distributed-tracer/list_pid > /tmp/still
 		exec 3>&-' > /tmp/client.err 2>&1
@@ -119,7 +124,7 @@ dt-b)
 	diag "list_pid: $(cat $sys/list_pid)"
 	check "... and it is a socat process" grep -qx socat /proc/$tid/comm
 	check "the middle is unflagged once it has answered" \
-		wait_for 60 sh -c "! grep -q '^$tid ' $sys/list_pid"
+		wait_for $((60 + delay)) sh -c "! grep -q '^$tid ' $sys/list_pid"
 	check "dt-a says it is done" timeout $(slow 300) $tcp serve -4 7297 1
 	check "the unflagged request flagged nobody: list_pid empty" test -z "$(cat $sys/list_pid)"
 	diag "$(cat $sys/stats)"
@@ -131,7 +136,7 @@ dt-b)
 	check "the middle's request to the server left marked" all_marked "$b" "$p" "$c" 7201
 	;;
 dt-c)
-	$tcp serve -4 -d 3000 7201 2 > /tmp/serve.log 2>&1 &
+	$tcp serve -4 -d $((delay * 1000)) 7201 2 > /tmp/serve.log 2>&1 &
 	srv=$!
 	$tcp serve -4 7299 0 > /dev/null 2>&1 &
 	ready=$!
@@ -140,7 +145,7 @@ dt-c)
 	check "... and it is the server's thread" test "$(propagated "$c:7201" "$b")" = "$srv"
 	diag "list_pid: $(cat $sys/list_pid)"
 	check "the server is unflagged once it has answered" \
-		wait_for 60 sh -c "! grep -q '^$srv ' $sys/list_pid"
+		wait_for $((60 + delay)) sh -c "! grep -q '^$srv ' $sys/list_pid"
 	check "dt-a says it is done" timeout $(slow 300) $tcp serve -4 7297 1
 	check "the unflagged request flagged nobody: list_pid empty" test -z "$(cat $sys/list_pid)"
 	diag "$(cat $sys/stats)"
