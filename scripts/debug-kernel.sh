@@ -153,7 +153,7 @@ done < "$frag"
 [ -z "$bad" ] || die "options of $frag did not survive olddefconfig:$bad"
 
 start=$(date +%s)
-say "building with make -j$jobs at nice 19 (30 to 60 minutes on 2 cores; log: $log)"
+say "building with make -j$jobs at nice 19 (about 25 minutes on 2 cores; log: $log)"
 kmake -j"$jobs" bzImage modules
 end=$(date +%s)
 rel=$(cat "$kdir/include/config/kernel.release")
