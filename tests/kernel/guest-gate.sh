@@ -91,12 +91,14 @@ workload() {
 	wait $wpid
 }
 
-# recorded NAME: the workload (its pid in $wpid) under the session NAME,
-# which is then stopped and its trace read back. Not under check: that
-# would run it in a subshell and lose $wpid.
+# recorded NAME [all]: the workload (its pid in $wpid) under the session
+# NAME, which is then stopped and its trace read back from just before
+# the workload, or whole with "all". Not under check: that would run it
+# in a subshell and lose $wpid.
 recorded() {
 	lttng start "$1" > /tmp/lttng.out 2>&1 || diag "lttng start $1: $(cat /tmp/lttng.out)"
 	_since=$(now)
+	[ "${2:-}" != all ] || _since=
 	workload
 	lttng stop "$1" > /tmp/lttng.out 2>&1 || diag "lttng stop $1: $(cat /tmp/lttng.out)"
 	if events "$1" "$_since" > /tmp/events.err 2>&1; then
@@ -177,7 +179,7 @@ is "$(count disarmed "tid == $wpid")" -ge $((2 * work)) \
 	"with probe 0 the gate stays open: the workload is recorded as by stock LTTng"
 check "probe armed again" sh -c "echo 1 > $sys/probe"
 check "session 'idle' (gate global, nothing flagged)" session idle
-recorded idle
+recorded idle all
 is "$(count idle '1')" -eq 0 "gate global with no flagged thread records nothing at all"
 
 check "session 'global'" session global
