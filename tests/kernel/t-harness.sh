@@ -1,7 +1,8 @@
 #!/bin/sh
 # The harness itself: it reports each guest's own exit status, enforces
 # the per-guest timeout, and leaves no QEMU process, tap or namespace
-# behind, whether the guests pass, fail, hang or the run is killed.
+# behind, whether the guests pass, fail, hang or the run is killed; and a
+# run that cannot start its guests fails instead of reporting an old one.
 . "$DT_BUILDDIR/tests/vm/config.sh"
 . "$DT_SRCDIR/tests/vm/tap.sh"
 . "$DT_SRCDIR/tests/vm/vm.sh"
@@ -37,6 +38,41 @@ probs=$(leftovers "dtvm-$$" "$out/")
 [ -z "$probs" ]
 tap_result $? "no namespace or QEMU process left after the run"
 [ -z "$probs" ] || echo "$probs" | tap_diag_stdin
+
+# 1b. A run that cannot start its guests fails and never reports an
+#    earlier run's results as its own: h-ok passed just above, and its
+#    folder still holds that pass. First as a user who may not run
+#    guests (nobody: vm_run cannot even clear root's folder), then as
+#    root with no kernel image. The scripts are copied where nobody can
+#    read them whatever the checkout's permissions.
+# stale_ok FILE: vm_report's output in FILE fails h-ok (the harness did
+# not start it) and passes nothing.
+stale_ok() {
+	[ "$(grep -c '^ok' "$1")" -eq 0 ] && grep -q '^not ok.*\[h-ok\] the harness started the guest' "$1"
+}
+lib=$(mktemp -d)
+cp "$DT_BUILDDIR/tests/vm/config.sh" "$DT_SRCDIR/tests/vm/tap.sh" \
+	"$DT_SRCDIR/tests/vm/vm.sh" "$lib/" && chmod -R a+rX "$lib"
+setpriv --reuid=65534 --regid=65534 --clear-groups sh -c "
+	DT_BUILDDIR='$DT_BUILDDIR' DT_SRCDIR='$DT_SRCDIR'
+	. '$lib/config.sh'; . '$lib/tap.sh'; . '$lib/vm.sh'
+	vm_run '$out' '$script' h-ok && echo 'vm_run succeeded'
+	vm_report '$out' h-ok" > "$out.nobody" 2>&1
+stale_ok "$out.nobody" && ! grep -q 'vm_run succeeded' "$out.nobody"
+tap_result $? "as nobody: vm_run fails and vm_report fails the guest instead of re-reporting its last pass"
+sed 's/^/  /' "$out.nobody" | tap_diag_stdin
+(
+	DT_KERNEL_IMAGE=/nonexistent/vmlinuz
+	vm_run "$out" "$script" h-ok && echo 'vm_run succeeded'
+	tap_count=0
+	vm_report "$out" h-ok
+) > "$out.nokernel" 2>&1
+stale_ok "$out.nokernel" && ! grep -q 'vm_run succeeded' "$out.nokernel" &&
+	grep -q '^# .*no kernel image /nonexistent/vmlinuz' "$out.nokernel" &&
+	[ ! -e "$out/h-ok/tap" ]
+tap_result $? "with no kernel image: vm_run fails, the old results are gone, vm_report fails the guest naming why"
+sed 's/^/  /' "$out.nokernel" | tap_diag_stdin
+rm -rf "$lib" "$out.nobody" "$out.nokernel"
 
 # 2. A guest that hangs is stopped by the per-guest timeout: 60 s, scaled
 # like the guests' own waits (on the debug kernel, under load, a guest

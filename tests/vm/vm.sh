@@ -24,7 +24,12 @@
 #                                  guests ran their script (SCRIPT, or
 #                                  OWN_SCRIPT where given) to status 0.
 #                                  Each guest's files: OUTDIR/NAME/
-#   vm_report OUTDIR NAME...       print each guest's results as TAP
+#   vm_report OUTDIR NAME...       print each guest's results as TAP;
+#                                  a guest that vm_run did not start
+#                                  (it failed first: not root, no
+#                                  kernel, bad DT_VM_ACCEL, no network)
+#                                  is one failure naming the reason,
+#                                  never an earlier run's results
 #   vm_slow SECONDS                SECONDS scaled to the guests' time
 #                                  budget, as guest-lib.sh's slow does
 #                                  in the guests (times DT_VM_TIMEOUT /
@@ -71,10 +76,27 @@ vm_cleanup() {
 	vm_ns=
 }
 
-vm_die() {
+# vm_fail REASON: this run cannot start its guests. Says why, on stderr
+# and in each guest's results folder (.vm-run, which vm_report turns
+# into a failure naming it), and removes what was made.
+vm_fail() {
 	echo "vm: $*" >&2
+	for _n in $vm_names; do
+		[ -d "$vm_out/$_n" ] && echo "vm_run failed: $*" > "$vm_out/$_n/.vm-run"
+	done
 	vm_cleanup
 	return 1
+}
+
+# vm_clear: empty each guest's results folder before anything can fail,
+# so that nothing of an earlier run is ever reported as this one's.
+vm_clear() {
+	for _n in $vm_names; do
+		if ! rm -rf "${vm_out:?}/$_n" || ! mkdir -p "$vm_out/$_n"; then
+			echo "vm: cannot clear $vm_out/$_n (an earlier run's results)" >&2
+			return 1
+		fi
+	done
 }
 
 vm_addr() {
@@ -170,14 +192,15 @@ vm_run() {
 	for _s in $vm_specs; do
 		vm_names="$vm_names${vm_names:+ }${_s%%=*}"
 	done
-	[ "$(id -u)" = 0 ] || { echo "vm: must run as root" >&2; return 1; }
-	[ -r "$DT_KERNEL_IMAGE" ] || { echo "vm: no kernel image $DT_KERNEL_IMAGE (Debian package: linux-image-amd64)" >&2; return 1; }
-	[ -f "$DT_VM_INITRAMFS" ] || { echo "vm: $DT_VM_INITRAMFS missing: run make check" >&2; return 1; }
-	[ -d "$DT_VM_MODTREE" ] || { echo "vm: $DT_VM_MODTREE missing: run make check" >&2; return 1; }
-	vm_accel_args > /dev/null || return 1
+	vm_clear || return 1
+	[ "$(id -u)" = 0 ] || { vm_fail "must run as root"; return 1; }
+	[ -r "$DT_KERNEL_IMAGE" ] || { vm_fail "no kernel image $DT_KERNEL_IMAGE (Debian package: linux-image-amd64)"; return 1; }
+	[ -f "$DT_VM_INITRAMFS" ] || { vm_fail "$DT_VM_INITRAMFS missing: run make check"; return 1; }
+	[ -d "$DT_VM_MODTREE" ] || { vm_fail "$DT_VM_MODTREE missing: run make check"; return 1; }
+	vm_accel_args > /dev/null || { vm_fail "DT_VM_ACCEL must be tcg or kvm, not ${DT_VM_ACCEL:-}"; return 1; }
 
 	trap 'vm_cleanup; exit 130' INT TERM HUP
-	vm_net_up || { vm_die "cannot create the test network namespace"; return 1; }
+	vm_net_up || { vm_fail "cannot create the test network namespace"; return 1; }
 
 	_lines= _i=0
 	for _n in $vm_names; do
@@ -189,12 +212,11 @@ vm_run() {
 		_n=${_s%%=*}
 		_own=$_script
 		case $_s in *=*) _own=${_s#*=} ;; esac
-		rm -rf "${vm_out:?}/$_n"
-		mkdir -p "$vm_out/$_n"
 		vm_guest_env "$_i" "$_n" "$_own" "$_lines" > "$vm_out/$_n/.guest.env"
 		cp "$DT_SRCDIR/tests/vm/guest-init.sh" "$vm_out/$_n/.guest-init"
-		vm_tap_add "$_i" || { vm_die "cannot create tap$_i"; return 1; }
+		vm_tap_add "$_i" || { vm_fail "cannot create tap$_i"; return 1; }
 		vm_start "$_i" "$_n"
+		echo started > "$vm_out/$_n/.vm-run"
 		_i=$((_i + 1))
 	done
 	for _p in $vm_pids; do
@@ -264,11 +286,30 @@ vm_kmemleak_ours() {
 	END { flush() }'
 }
 
+# vm_report_started NAME: whether this run started the guest. If not
+# (vm_run failed before it booted, or the folder holds results this
+# user cannot have made: not writable), one failure naming the reason
+# stands for the guest, and nothing in its folder is reported.
+vm_report_started() {
+	_res=$vm_out/$1
+	_why=$(cat "$_res/.vm-run" 2>/dev/null)
+	if [ -d "$_res" ] && [ ! -w "$_res" ]; then
+		_why="$_res is not writable here: its results are not this run's"
+	elif [ -z "$_why" ]; then
+		_why="no record of vm_run starting it ($_res/.vm-run)"
+	fi
+	[ "$_why" = started ] && return 0
+	tap_result 1 "[$1] the harness started the guest"
+	tap_diag "$_why"
+	return 1
+}
+
 vm_report() {
 	vm_out=$1
 	shift
 	for _n in "$@"; do
 		_res=$vm_out/$_n
+		vm_report_started "$_n" || continue
 		[ -f "$_res/tap" ] && while IFS= read -r _line; do
 			case $_line in
 			"ok - "*) tap_result 0 "[$_n] ${_line#ok - }" ;;
