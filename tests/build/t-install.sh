@@ -112,8 +112,7 @@ if command -v dkms > /dev/null; then
 	rm -rf "$dk"
 else
 	for t in "dkms add and dkms build" "DKMS built every module"; do
-		tap_count=$((tap_count + 1))
-		echo "ok $tap_count - $t # SKIP dkms is not installed (Debian package: dkms)"
+		tap_skip "$t" "dkms is not installed (Debian package: dkms)"
 	done
 fi
 

@@ -1,0 +1,90 @@
+#!/bin/sh
+# What a run reports when a test does not finish or skips: under
+# tests/limit.sh (every test of make check runs under it), a test that
+# hangs becomes a "not ok" naming it and what it was running, its
+# processes are stopped, automake's tap-driver counts a failure and
+# goes on; a test that ends passes through unchanged. Under CI=true a
+# skip (tap_skip_all, tap_skip) is a failure.
+. "$DT_SRCDIR/tests/vm/tap.sh"
+
+limit=$DT_SRCDIR/tests/limit.sh
+out=$DT_BUILDDIR/tests/out/limits
+rm -rf "$out"
+mkdir -p "$out" || exit 99
+
+# A test that prints one result, then waits forever in a child process
+# (a distinctive sleep, to be found afterwards), as a hung guest or
+# merge would.
+cat > "$out/hangs.sh" <<'EOF'
+echo "ok 1 - first step"
+sleep 3171
+echo "ok 2 - never reached"
+echo "1..2"
+EOF
+cat > "$out/ends.sh" <<'EOF'
+echo "ok 1 - one"
+echo "not ok 2 - two"
+echo "1..2"
+exit 1
+EOF
+
+start=$(date +%s)
+DT_TEST_LIMIT=2 DT_VM_TIMEOUT=600 sh "$limit" sh "$out/hangs.sh" > "$out/hangs.tap"
+rc=$?
+took=$(($(date +%s) - start))
+tap_diag_stdin < "$out/hangs.tap"
+[ $rc -eq 124 ] && [ "$took" -lt 20 ]
+tap_result $? "a hanging test is stopped at its limit (exit $rc after $took s, limit 2 s)"
+grep -q '^not ok - hangs.sh hung: stopped after 2 s' "$out/hangs.tap" &&
+	grep -q '^#.*sleep 3171' "$out/hangs.tap"
+tap_result $? "... its 'not ok' names the test and what it was running (sleep 3171)"
+[ "$(sed -n 1p "$out/hangs.tap")" = "ok 1 - first step" ] &&
+	[ "$(tail -n 1 "$out/hangs.tap")" = "1..2" ]
+tap_result $? "... its results so far pass through, and the plan counts the failure"
+sleep 1
+! pgrep -f 'sleep 3171' > /dev/null
+tap_result $? "... nothing of it is left running"
+
+# The same through automake's tap-driver, as make check runs it: the
+# hang is one failure, and the driver ends normally.
+AM_TAP_AWK=${AWK:-awk} DT_TEST_LIMIT=2 sh "$DT_SRCDIR/build-aux/tap-driver.sh" \
+	--test-name hangs.sh --log-file "$out/hangs.log" \
+	--trs-file "$out/hangs.result" --color-tests no --enable-hard-errors yes \
+	--expect-failure no -- sh "$limit" sh "$out/hangs.sh" > "$out/driver.out" 2>&1
+drc=$?
+pass=$(grep -c '^:test-result: PASS' "$out/hangs.result" 2>/dev/null)
+fail=$(grep -c '^:test-result: \(FAIL\|ERROR\)' "$out/hangs.result" 2>/dev/null)
+[ $drc -eq 0 ] && [ "${pass:-0}" -eq 1 ] && [ "${fail:-0}" -ge 1 ]
+tap_result $? "tap-driver counts the hang as a failure and finishes (driver exit $drc; $pass passed, $fail failed)"
+tap_diag_stdin < "$out/driver.out"
+
+DT_TEST_LIMIT=5 sh "$limit" sh "$out/ends.sh" > "$out/ends.tap"
+rc=$?
+cmp -s "$out/ends.tap" - <<'EOF'
+ok 1 - one
+not ok 2 - two
+1..2
+EOF
+[ $? -eq 0 ] && [ $rc -eq 1 ]
+tap_result $? "a test that ends passes through unchanged, with its exit status ($rc)"
+
+# Skips: reported as skips, except under CI=true.
+skips() {
+	sh -c ". '$DT_SRCDIR/tests/vm/tap.sh'; $1" > "$out/skip.tap" 2>&1
+}
+CI= skips 'tap_skip_all "no tool"'
+rc=$?
+[ $rc -eq 0 ] && grep -qx '1..0 # SKIP no tool' "$out/skip.tap"
+tap_result $? "tap_skip_all skips the script outside CI"
+CI=true skips 'tap_skip_all "no tool"'
+rc=$?
+[ $rc -ne 0 ] && grep -q '^not ok 1 - skipped under CI=true.*no tool' "$out/skip.tap" &&
+	grep -qx '1..1' "$out/skip.tap"
+tap_result $? "under CI=true, tap_skip_all is a failure"
+CI= skips 'tap_skip "a step" "no tool"; tap_done'
+[ $? -eq 0 ] && grep -qx 'ok 1 - a step # SKIP no tool' "$out/skip.tap"
+tap_result $? "tap_skip skips one point outside CI"
+CI=true skips 'tap_skip "a step" "no tool"; tap_done'
+[ $? -ne 0 ] && grep -q '^not ok 1 - a step: skipped under CI=true' "$out/skip.tap"
+tap_result $? "under CI=true, tap_skip is a failure"
+tap_done

@@ -1,0 +1,73 @@
+#!/bin/sh
+# tests/limit.sh CMD...: run one test of make check (CMD prints TAP: a
+# test script with its shell, or a unit test binary) with a time limit,
+# so that a hang anywhere in it (a guest, `dtracer merge`, babeltrace2,
+# a unit test) becomes a failure of that test and the run goes on to
+# its end. Makefile.am's LOG_COMPILERs put every test under it.
+#
+# The test runs in a session of its own. Its output passes through as
+# it comes. When DT_TEST_LIMIT seconds (default 1500; scaled like the
+# guests' waits, times DT_VM_TIMEOUT / 600 above 600 s) have passed:
+# what it was running (each process of its session, with its age) is
+# noted, the session is sent SIGTERM (vm_run's trap stops its guests),
+# SIGKILL 10 s later; then a "not ok" names the test and what was
+# running, and the plan is printed if the test had not printed it, so
+# that automake's tap-driver counts a failure, not a broken stream.
+# Exit status: the test's, or 124 after a hang.
+limit=${DT_TEST_LIMIT:-1500}
+vm=${DT_VM_TIMEOUT:-600}
+[ "$vm" -gt 600 ] && limit=$((limit * vm / 600))
+for name; do :; done
+name=${name##*/}
+
+tmp=$(mktemp -d) || exit 99
+trap 'rm -rf "$tmp"' EXIT
+mkfifo "$tmp/out" || exit 99
+
+# A background job of a non-interactive shell is no group leader, so
+# setsid makes its session without forking: $! is the session's id.
+setsid "$@" > "$tmp/out" &
+pid=$!
+# Its own session does not get the terminal's Ctrl-C: pass it on.
+trap 'pkill -TERM -s $pid' INT TERM HUP
+
+# The watchdog: while the test runs or anything of it holds its output.
+(
+	i=0
+	while [ $i -lt "$limit" ] &&
+		{ [ ! -e "$tmp/done" ] || kill -0 $pid 2> /dev/null; }; do
+		sleep 1
+		i=$((i + 1))
+	done
+	{ [ ! -e "$tmp/done" ] || kill -0 $pid 2> /dev/null; } || exit 0
+	ps -o pid=,etime=,args= -s $pid > "$tmp/hung" 2>&1
+	pkill -TERM -s $pid
+	i=0
+	while [ $i -lt 10 ] && pgrep -s $pid > /dev/null; do
+		sleep 1
+		i=$((i + 1))
+	done
+	pkill -KILL -s $pid
+) &
+dog=$!
+
+awk '
+	{ print; fflush() }
+	/^(not )?ok([ \t]|$)/ { n++ }
+	/^1\.\.[0-9]+/ { plan = 1 }
+	END { print n + 0, plan + 0 > "'"$tmp/count"'" }
+' < "$tmp/out"
+: > "$tmp/done"
+wait $pid
+rc=$?
+wait $dog
+
+if [ -f "$tmp/hung" ]; then
+	read -r n plan < "$tmp/count"
+	printf 'not ok - %s hung: stopped after %s s; it was running:\n' \
+		"$name" "$limit"
+	sed 's/^/#   /' "$tmp/hung"
+	[ "$plan" = 1 ] || echo "1..$((n + 1))"
+	exit 124
+fi
+exit $rc
