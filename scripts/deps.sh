@@ -4,6 +4,9 @@
 # root. Does nothing when everything is there. clang and
 # libclang-rt-14-dev (libFuzzer and the sanitizer runtimes, only a
 # recommendation of clang-14) build the fuzz targets of tests/fuzz/.
+#
+#   sh scripts/deps.sh          install what is missing
+#   sh scripts/deps.sh --list   print the package list
 set -eu
 
 pkgs="autoconf automake make gcc libc6-dev pkg-config patch file kmod
@@ -12,6 +15,13 @@ linux-image-amd64 linux-headers-amd64 lttng-tools babeltrace2
 libbabeltrace2-dev libglib2.0-dev libjson-c-dev libtool tcpdump iperf3 socat ethtool libpcap-dev ca-certificates
 chromium fonts-dejavu-core curl python3 libssl3 libpcre2-8-0 dkms valgrind
 clang libclang-rt-14-dev"
+
+# --list: the packages, for scripts/dev.sh's check that nothing changed
+# since configure probed for them.
+if [ "${1:-}" = --list ]; then
+	echo $pkgs
+	exit 0
+fi
 
 missing=
 for p in $pkgs; do

@@ -17,7 +17,21 @@ esac
 
 sh scripts/deps.sh
 [ -x configure ] || ./autogen.sh
-[ -f Makefile ] || ./configure
+# configure again when a package it probes for (clang for the fuzzers,
+# dkms, ...) was installed or changed since it ran: a tree configured
+# before would skip what it did not find for good. config.deps holds
+# the packages' state that configure last saw.
+# shellcheck disable=SC2046
+pkgs=$(dpkg-query -W -f='${Package} ${Version} ${db:Status-Status}\n' \
+	$(sh scripts/deps.sh --list) 2>/dev/null || true)
+if [ ! -f Makefile ] || [ ! -f config.status ]; then
+	./configure
+elif [ "$pkgs" != "$(cat config.deps 2>/dev/null)" ]; then
+	echo "dev: packages changed since configure ran: configure again (same options)"
+	./config.status --recheck
+	./config.status
+fi
+printf '%s\n' "$pkgs" > config.deps
 make -j"$(nproc)"
 make "$1"
 if [ "$1" = check ]; then
