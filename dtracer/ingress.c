@@ -6,9 +6,14 @@
  * 1. Detection (netfilter LOCAL_IN, IPv4 and IPv6): a TCP segment with
  *    the first reserved bit and a payload from a trusted source (trust.c;
  *    others are counted and ignored) is matched to its established
- *    socket (early demux's, or a lookup), its sequence range is added
- *    to the socket's received marked ranges if it lies in the receive
- *    window, and dtracer_mark_recv fires. The packet is left as it came: the stack ignores the bit.
+ *    socket (early demux's, or a lookup); if it lies in the receive
+ *    window, dtracer_mark_recv fires and its sequence range is added to
+ *    the socket's received marked ranges. A segment that fails any of
+ *    these checks (untrusted, no socket, outside the window: a forged
+ *    mark must hit the window as any injected data must) is counted and
+ *    leaves no event, so it can neither flag a thread nor give the
+ *    collector's clock sync a sample. The packet is left as it came:
+ *    the stack ignores the bit.
  *    Unmarked packets cost a protocol test and one byte test.
  * 2. Propagation (tracepoint tcp_rcv_space_adjust, which every TCP read
  *    path fires in the reader's context once it has taken bytes): a read
@@ -137,18 +142,19 @@ static unsigned int dt_ingress_hook(void *priv, struct sk_buff *skb,
 	}
 	dt_stat_inc(DT_STAT_MARKS_RECEIVED);
 	seq = ntohl(th->seq);
-	dt_event_mark_recv(skb, state->pf, th, seq, seq + len);
 	sk = dt_demuxed(skb);
 	if (!sk) {
 		sk = dt_lookup(state->net, skb, state->pf, th);
 		held = sk;
 	}
-	if (!sk || !sk_fullsock(sk))
+	if (!sk || !sk_fullsock(sk)) {
 		dt_stat_inc(DT_STAT_RECV_NO_SOCKET);
-	else if (!dt_in_window(sk, seq, seq + len))
+	} else if (!dt_in_window(sk, seq, seq + len)) {
 		dt_stat_inc(DT_STAT_MARKS_OUT_OF_WINDOW);
-	else
+	} else {
+		dt_event_mark_recv(skb, state->pf, th, seq, seq + len);
 		dt_note_received(sk, seq, seq + len);
+	}
 	if (held)
 		sock_gen_put(sk);
 	return NF_ACCEPT;

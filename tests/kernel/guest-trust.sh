@@ -14,8 +14,10 @@
 #   phase 4  both, max_propagations 5   7305 60 requests: at most 5 a second
 #   phase 5  max_propagations 0         7306 20 requests: all propagate
 #   phase 6  forged marked segments on  7308 one 2^30 past the window:
-#            a live connection (dt-      counted, ignored; one where the
-#            inject)                     peer takes the next byte: honoured
+#            a live connection (dt-      counted, ignored, no event; one
+#            inject)                     where the peer takes the next
+#                                        byte: honoured, one
+#                                        dtracer_mark_recv
 tcp=$DT_BUILDDIR/tests/tools/dt-tcp
 pcap=$DT_BUILDDIR/tests/tools/dt-pcap
 sys=/sys/distributed-tracer
@@ -167,11 +169,23 @@ dt-b)
 	go 5
 	check "phase 5: all 20 requests propagated" grew propagations -eq 20
 	check "... none refused" grew drops_rate -eq 0
+	check "lttng-sessiond starts with dtracer's probes" \
+		env LTTNG_EXTRA_KMOD_PROBES=dtracer lttng-sessiond -d
+	check "phase 6 is recorded (dtracer_mark_recv)" sh -c \
+		'lttng create forged --output=/tmp/forged && lttng enable-event -k dtracer_mark_recv && lttng start'
 	mark_stats
 	go 6
+	check "phase 6: both forged marks came from a trusted source" grew marks_received -eq 2
 	check "phase 6: the forged mark outside the window counted" grew marks_out_of_window -eq 1
 	check "... the one in the window flagged the server's thread (as TCP took its byte)" \
 		grew propagations -eq 1
+	check "phase 6's session stops" sh -c 'lttng stop forged && lttng destroy forged'
+	babeltrace2 /tmp/forged 2>&1 | grep dtracer_mark_recv > /tmp/forged.txt
+	n=$(grep -c 'dport = 7308' /tmp/forged.txt)
+	[ "$n" -eq 1 ] &&
+		ok "phase 6: one dtracer_mark_recv on port 7308 (the byte in the window; the forged one outside it leaves no event)" ||
+		not_ok "phase 6: $n dtracer_mark_recv events on port 7308, expected 1 (the byte in the window only)"
+	diag "$(cat /tmp/forged.txt)"
 	check "the kernel log has no rate limiter message" sh -c '! dmesg | grep -q suppressed'
 	check "rmmod dtracer" rmmod dtracer
 	;;
