@@ -339,108 +339,142 @@ static int valid_name(const char *s)
 	return 1;
 }
 
-int dt_cmd_record(int argc, char **argv)
-{
-	static const struct option opts[] = {
-		{ "collector", required_argument, NULL, 'c' },
-		{ "session", required_argument, NULL, 's' },
-		{ "profile", required_argument, NULL, 'p' },
-		{ "gate", required_argument, NULL, 'g' },
-		{ "slower-than", required_argument, NULL, 't' },
-		{ "subbuf-size", required_argument, NULL, 'S' },
-		{ "num-subbuf", required_argument, NULL, 'N' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *collector = NULL, *session = "dtracer", *gate = NULL;
-	const char *subbuf = NULL, *nsubbuf = NULL;
-	const struct profile *prof = &profiles[1];
-	uint64_t slower = 0;
-	char url[256];
-	size_t triggered = 0;
-	struct stat st;
-	int c;
+/* What `dtracer record` was asked for. */
+struct record_opts {
+	const char *collector, *session, *gate, *subbuf, *nsubbuf;
+	const struct profile *prof;
+	uint64_t slower;	/* --slower-than in ns; 0: streaming */
+};
 
+static const struct option record_longopts[] = {
+	{ "collector", required_argument, NULL, 'c' },
+	{ "session", required_argument, NULL, 's' },
+	{ "profile", required_argument, NULL, 'p' },
+	{ "gate", required_argument, NULL, 'g' },
+	{ "slower-than", required_argument, NULL, 't' },
+	{ "subbuf-size", required_argument, NULL, 'S' },
+	{ "num-subbuf", required_argument, NULL, 'N' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* One option's value into o; 0, or 2 (usage) after saying why. */
+static int record_option(struct record_opts *o, int c, const char *arg)
+{
+	switch (c) {
+	case 't':
+		o->slower = dt_parse_duration(arg);
+		if (!o->slower) {
+			fprintf(stderr, "dtracer record: --slower-than: `%s` is "
+				"not a duration (e.g. 50ms, 1.5s; units ns, us, "
+				"ms, s)\n", arg);
+			return 2;
+		}
+		return 0;
+	case 'S':
+		o->subbuf = arg;
+		if (!valid_size(arg, 1)) {
+			fprintf(stderr, "dtracer record: --subbuf-size: `%s` is "
+				"not a size (bytes, or with k, M, G: e.g. 4M)\n",
+				arg);
+			return 2;
+		}
+		return 0;
+	case 'N':
+		o->nsubbuf = arg;
+		if (!valid_size(arg, 0)) {
+			fprintf(stderr, "dtracer record: --num-subbuf: `%s` is "
+				"not a count (e.g. 8)\n", arg);
+			return 2;
+		}
+		return 0;
+	case 'c':
+		o->collector = arg;
+		return 0;
+	case 's':
+		o->session = arg;
+		return 0;
+	case 'p':
+		o->prof = NULL;
+		for (size_t i = 0; i < sizeof(profiles) / sizeof(profiles[0]); i++)
+			if (!strcmp(arg, profiles[i].name))
+				o->prof = &profiles[i];
+		if (!o->prof) {
+			fprintf(stderr, "dtracer record: --profile: `%s` is not "
+				"minimal, default or full\n", arg);
+			return 2;
+		}
+		return 0;
+	case 'g':
+		o->gate = arg;
+		if (strcmp(arg, "global") && strcmp(arg, "thread") &&
+		    strcmp(arg, "off")) {
+			fprintf(stderr, "dtracer record: --gate: `%s` is not "
+				"global, thread or off\n", arg);
+			return 2;
+		}
+		return 0;
+	}
+	return 2;
+}
+
+/*
+ * The command line into o: -1 to go on, else the exit code (0 for
+ * --help, 2 for a usage error, said on stderr).
+ */
+static int record_parse(int argc, char **argv, struct record_opts *o)
+{
+	int c, r;
+
+	*o = (struct record_opts){ .session = "dtracer",
+				   .prof = &profiles[1] };
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+c:s:p:g:t:h", opts,
+	while ((c = getopt_long(argc, argv, "+c:s:p:g:t:h", record_longopts,
 				 NULL)) != -1) {
-		switch (c) {
-		case 't':
-			slower = dt_parse_duration(optarg);
-			if (!slower) {
-				fprintf(stderr, "dtracer record: --slower-than: "
-					"`%s` is not a duration (e.g. 50ms, "
-					"1.5s; units ns, us, ms, s)\n", optarg);
-				return 2;
-			}
-			break;
-		case 'S':
-			subbuf = optarg;
-			if (!valid_size(subbuf, 1)) {
-				fprintf(stderr, "dtracer record: --subbuf-size: "
-					"`%s` is not a size (bytes, or with k, "
-					"M, G: e.g. 4M)\n", optarg);
-				return 2;
-			}
-			break;
-		case 'N':
-			nsubbuf = optarg;
-			if (!valid_size(nsubbuf, 0)) {
-				fprintf(stderr, "dtracer record: --num-subbuf: "
-					"`%s` is not a count (e.g. 8)\n", optarg);
-				return 2;
-			}
-			break;
-		case 'c':
-			collector = optarg;
-			break;
-		case 's':
-			session = optarg;
-			break;
-		case 'p':
-			prof = NULL;
-			for (size_t i = 0; i < 3; i++)
-				if (!strcmp(optarg, profiles[i].name))
-					prof = &profiles[i];
-			if (!prof) {
-				fprintf(stderr, "dtracer record: --profile: "
-					"`%s` is not minimal, default or full\n",
-					optarg);
-				return 2;
-			}
-			break;
-		case 'g':
-			gate = optarg;
-			if (strcmp(gate, "global") && strcmp(gate, "thread") &&
-			    strcmp(gate, "off")) {
-				fprintf(stderr, "dtracer record: --gate: `%s` is "
-					"not global, thread or off\n", gate);
-				return 2;
-			}
-			break;
-		case 'h':
+		if (c == 'h')
 			return record_usage(stdout);
-		default:
+		if (c == '?' || c == ':') {
 			fprintf(stderr, "dtracer record: unknown option or "
 				"missing argument: %s\n", argv[optind - 1]);
 			return record_usage(stderr);
 		}
+		r = record_option(o, c, optarg);
+		if (r)
+			return r;
 	}
 	if (optind != argc) {
 		fprintf(stderr, "dtracer record: unexpected argument `%s`\n",
 			argv[optind]);
 		return 2;
 	}
-	if (!collector || !valid_name(collector)) {
+	return -1;
+}
+
+/* What the options must be together: 0, or 2 after saying why. */
+static int record_validate(const struct record_opts *o)
+{
+	if (!o->collector || !valid_name(o->collector)) {
 		fprintf(stderr, "dtracer record: --collector HOST is required "
 			"(a host name or address)\n");
 		return 2;
 	}
-	if (!valid_name(session)) {
+	if (!valid_name(o->session)) {
 		fprintf(stderr, "dtracer record: --session: `%s` is not a valid "
-			"session name\n", session);
+			"session name\n", o->session);
 		return 2;
 	}
+	return 0;
+}
+
+/*
+ * What must run on this host before a session: dtracer.ko, and an
+ * lttng-sessiond that has loaded dtracer's probes (started if none
+ * runs). 0, or 1 after saying why.
+ */
+static int record_preflight(void)
+{
+	struct stat st;
+
 	if (stat(SYSFS, &st)) {
 		fprintf(stderr, "dtracer record: dtracer.ko is not loaded (no "
 			SYSFS "): modprobe dtracer\n");
@@ -454,81 +488,130 @@ int dt_cmd_record(int argc, char **argv)
 			"`LTTNG_EXTRA_KMOD_PROBES=dtracer lttng-sessiond -d`\n");
 		return 1;
 	}
-	snprintf(url, sizeof(url), "--set-url=net://%s", collector);
-	if (lttng("create", session, slower ? "--snapshot" : url,
-		  slower ? url : NULL, NULL))
-		return 1;
-	if (subbuf || nsubbuf) {
-		char size[64], count[64];
-		char *ch[10] = { "lttng", "enable-channel", "--session",
-				 (char *)session, "-k" };
-		int k = 5;
+	return 0;
+}
 
-		if (subbuf) {
-			snprintf(size, sizeof(size), "--subbuf-size=%s", subbuf);
-			ch[k++] = size;
-		}
-		if (nsubbuf) {
-			snprintf(count, sizeof(count), "--num-subbuf=%s",
-				 nsubbuf);
-			ch[k++] = count;
-		}
-		ch[k++] = "channel0";
-		if (run(ch, 0, 0))
-			goto undo;
+static int custom_channel(const struct record_opts *o)
+{
+	return o->subbuf || o->nsubbuf;
+}
+
+/* lttng enable-channel channel0 with the ring buffer options. */
+static int record_channel(const struct record_opts *o)
+{
+	char size[64], count[64];
+	char *ch[10] = { "lttng", "enable-channel", "--session",
+			 (char *)o->session, "-k" };
+	int k = 5;
+
+	if (o->subbuf) {
+		snprintf(size, sizeof(size), "--subbuf-size=%s", o->subbuf);
+		ch[k++] = size;
 	}
-	for (int i = 0; i < 5 && prof->events[i]; i++) {
-		const char *const *e = prof->events[i];
+	if (o->nsubbuf) {
+		snprintf(count, sizeof(count), "--num-subbuf=%s", o->nsubbuf);
+		ch[k++] = count;
+	}
+	ch[k++] = "channel0";
+	return run(ch, 0, 0);
+}
+
+/* lttng enable-event for each of the profile's event lists. */
+static int record_events(const struct record_opts *o)
+{
+	for (int i = 0; i < 5 && o->prof->events[i]; i++) {
+		const char *const *e = o->prof->events[i];
 		char *args[10] = { "lttng", "enable-event", "--session",
-				   (char *)session };
+				   (char *)o->session };
 		int k = 4;
 
-		if (subbuf || nsubbuf) {	/* the channel made above */
+		if (custom_channel(o)) {	/* record_channel's */
 			args[k++] = "--channel";
 			args[k++] = "channel0";
 		}
 		for (int j = 0; e[j]; j++)
 			args[k++] = (char *)e[j];
 		if (run(args, 0, 0))
-			goto undo;
+			return 1;
 	}
-	{
-		char *ctx[] = { "lttng", "add-context", "--session",
-				(char *)session, "-k", "-t", "tid", "-t",
-				"pid", "-t", "procname", NULL };
+	return 0;
+}
 
-		if (run(ctx, 0, 0))
-			goto undo;
-	}
-	if (slower) {
-		triggered = add_triggers(session, slower);
-		if (!triggered)
-			goto undo;
-	}
-	/* the gate last: nothing is changed if an lttng step failed */
-	if ((gate && write_gate(gate)) ||
-	    lttng("start", session, NULL, NULL, NULL))
-		goto undo;
-	if (slower)
+static int record_contexts(const struct record_opts *o)
+{
+	char *ctx[] = { "lttng", "add-context", "--session",
+			(char *)o->session, "-k", "-t", "tid", "-t", "pid",
+			"-t", "procname", NULL };
+
+	return run(ctx, 0, 0);
+}
+
+static void record_say(const struct record_opts *o)
+{
+	if (o->slower)
 		printf("recording: flight recorder: session %s (profile %s, "
 		       "snapshot mode) keeps the recent trace in memory; "
 		       "triggers dtracer-%s (a served request's dtracer_unflag) "
 		       "and dtracer-%s-answer (a client's dtracer_answer) send "
 		       "a snapshot to %s whenever duration_ns >= %llu; `dtracer "
-		       "stop --session %s` ends it\n", session, prof->name,
-		       session, session, collector,
-		       (unsigned long long)slower, session);
+		       "stop --session %s` ends it\n", o->session, o->prof->name,
+		       o->session, o->session, o->collector,
+		       (unsigned long long)o->slower, o->session);
 	else
 		printf("recording: session %s (profile %s) streams to %s; "
-		       "`dtracer stop --session %s` ends it\n", session,
-		       prof->name, collector, session);
+		       "`dtracer stop --session %s` ends it\n", o->session,
+		       o->prof->name, o->collector, o->session);
+}
+
+/*
+ * The session's steps, in order: create, channel, events, contexts,
+ * triggers, then the gate and start. The gate is written last, so that
+ * nothing of the host is changed if an lttng step failed; a failed step
+ * destroys the session and the triggers added. 0 or 1.
+ */
+static int record_session(const struct record_opts *o)
+{
+	char url[256];
+	size_t triggered = 0;
+
+	snprintf(url, sizeof(url), "--set-url=net://%s", o->collector);
+	if (lttng("create", o->session, o->slower ? "--snapshot" : url,
+		  o->slower ? url : NULL, NULL))
+		return 1;
+	if ((custom_channel(o) && record_channel(o)) || record_events(o) ||
+	    record_contexts(o))
+		goto undo;
+	if (o->slower) {
+		triggered = add_triggers(o->session, o->slower);
+		if (!triggered)
+			goto undo;
+	}
+	if ((o->gate && write_gate(o->gate)) ||
+	    lttng("start", o->session, NULL, NULL, NULL))
+		goto undo;
+	record_say(o);
 	return 0;
 undo:
 	fprintf(stderr, "dtracer record: failed; destroying session %s\n",
-		session);
-	remove_triggers(session, triggered);
-	lttng("destroy", session, NULL, NULL, NULL);
+		o->session);
+	remove_triggers(o->session, triggered);
+	lttng("destroy", o->session, NULL, NULL, NULL);
 	return 1;
+}
+
+int dt_cmd_record(int argc, char **argv)
+{
+	struct record_opts o;
+	int r = record_parse(argc, argv, &o);
+
+	if (r >= 0)
+		return r;
+	r = record_validate(&o);
+	if (r)
+		return r;
+	if (record_preflight())
+		return 1;
+	return record_session(&o);
 }
 
 /* ----- stop ----------------------------------------------------------- */
