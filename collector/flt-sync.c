@@ -352,6 +352,15 @@ static int inspect(struct sync_comp *c, const bt_message *msg)
 		host = host_of(c, bt_stream_borrow_trace_const(
 			bt_message_stream_beginning_borrow_stream_const(msg)));
 		return host < 0 ? -ENOMEM : 0;
+	case BT_MESSAGE_TYPE_DISCARDED_EVENTS: {
+		uint64_t n;
+
+		/* shown beside marked receives that lost their send */
+		if (bt_message_discarded_events_get_count(msg, &n) ==
+		    BT_PROPERTY_AVAILABILITY_AVAILABLE)
+			dt_sync_add_discarded(c->run->sync, n);
+		return 0;
+	}
 	case BT_MESSAGE_TYPE_EVENT:
 		break;
 	default:

@@ -265,11 +265,20 @@ static void print_bound(FILE *f, long double lo, long double hi,
 
 static void print_summary(const struct dt_sync *s, FILE *f)
 {
+	uint64_t lost = dt_sync_marks_unmatched(s);
+
 	fprintf(f, "clock sync: %d hosts, %llu segments matched (%llu with "
-		"LTTng's net events), %llu received with no send\n",
-		dt_sync_n_hosts(s), (unsigned long long)dt_sync_matched(s),
+		"LTTng's net events), %llu received with no send, %llu marked "
+		"received with no mark_send", dt_sync_n_hosts(s),
+		(unsigned long long)dt_sync_matched(s),
 		(unsigned long long)dt_sync_matched_net(s),
-		(unsigned long long)dt_sync_unmatched(s));
+		(unsigned long long)dt_sync_unmatched(s),
+		(unsigned long long)lost);
+	/* A marked segment always has its send: say why one may not. */
+	if (lost || dt_sync_discarded(s))
+		fprintf(f, " (the tracers discarded %llu events)",
+			(unsigned long long)dt_sync_discarded(s));
+	fputc('\n', f);
 	for (int i = 0; i < dt_sync_n_pairs(s); i++) {
 		const struct dt_sync_pair *p = dt_sync_pair(s, i);
 		const struct dt_sync_fit *ft = &p->fit;

@@ -32,6 +32,8 @@ struct dt_sync {
 	GHashTable *flows;	/* struct dt_mark * (key) -> struct flow * */
 	GArray *pairs;		/* struct dt_sync_pair, after solve */
 	uint64_t matched, matched_net, unmatched;
+	uint64_t marks_unmatched;	/* dtracer_mark_recv, no mark_send */
+	uint64_t discarded;		/* events the tracers discarded */
 };
 
 long double dt_clock_map_apply(const struct dt_clock_map *m, int64_t t)
@@ -251,7 +253,7 @@ static int match_flow(struct dt_sync *s, struct flow *f, GHashTable *hulls)
 		const struct flow_mark *r = &rcv[i], *best = NULL;
 		guint lo = 0, hi = f->sends->len;
 		struct pair_acc *p;
-		int a, b, err;
+		int a, b, err, marked = 0;
 
 		/* first send starting at or after the receive's end */
 		while (lo < hi) {
@@ -265,9 +267,14 @@ static int match_flow(struct dt_sync *s, struct flow *f, GHashTable *hulls)
 		while (lo-- > 0 && snd[lo].start + maxlen > r->start) {
 			if (snd[lo].end <= r->start || snd[lo].host == r->host)
 				continue;
+			marked |= !snd[lo].net;
 			if (!best || snd[lo].t < best->t)
 				best = &snd[lo];
 		}
+		/* A marked segment always has its dtracer_mark_send: if not,
+		 * events were lost or the match is wrong. */
+		if (!r->net && !marked)
+			s->marks_unmatched++;
 		if (!best) {
 			s->unmatched++;
 			continue;
@@ -501,7 +508,7 @@ int dt_sync_solve(struct dt_sync *s, const char *reference)
 	gpointer v;
 	int ref, err = 0;
 
-	s->matched = s->matched_net = s->unmatched = 0;
+	s->matched = s->matched_net = s->unmatched = s->marks_unmatched = 0;
 	g_hash_table_iter_init(&it, s->flows);
 	while (!err && g_hash_table_iter_next(&it, NULL, &v))
 		err = match_flow(s, v, hulls);
@@ -563,6 +570,21 @@ uint64_t dt_sync_unmatched(const struct dt_sync *s)
 	return s->unmatched;
 }
 
+uint64_t dt_sync_marks_unmatched(const struct dt_sync *s)
+{
+	return s->marks_unmatched;
+}
+
+void dt_sync_add_discarded(struct dt_sync *s, uint64_t n)
+{
+	s->discarded += n;
+}
+
+uint64_t dt_sync_discarded(const struct dt_sync *s)
+{
+	return s->discarded;
+}
+
 void dt_sync_report(const struct dt_sync *s, FILE *f)
 {
 	int ref = -1;
@@ -572,11 +594,15 @@ void dt_sync_report(const struct dt_sync *s, FILE *f)
 			ref = i;
 	fprintf(f, "# dtracer clock sync (convex hull): %d hosts, reference %s, "
 		"%llu matched segments (%llu from net events), "
-		"%llu received segments unmatched\n",
+		"%llu received segments unmatched, "
+		"%llu marked received with no mark_send, "
+		"%llu events discarded by the tracers\n",
 		dt_sync_n_hosts(s), ref >= 0 ? host_at(s, ref)->name : "none",
 		(unsigned long long)s->matched,
 		(unsigned long long)s->matched_net,
-		(unsigned long long)s->unmatched);
+		(unsigned long long)s->unmatched,
+		(unsigned long long)s->marks_unmatched,
+		(unsigned long long)s->discarded);
 	fprintf(f, "# pair A B QUALITY samples N_AB N_BA anchor_ns T "
 		"offset_ns O [LO HI] drift_ppm D [LO HI] halfwidth_ns W "
 		"net_left_out L   "

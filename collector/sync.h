@@ -111,6 +111,15 @@ const struct dt_sync_pair *dt_sync_pair(const struct dt_sync *s, int i);
 uint64_t dt_sync_matched(const struct dt_sync *s);
 uint64_t dt_sync_matched_net(const struct dt_sync *s);
 uint64_t dt_sync_unmatched(const struct dt_sync *s);
+/*
+ * dtracer_mark_recv events with no dtracer_mark_send of their bytes on
+ * another host: a marked segment always has its send, so anything but 0
+ * means lost events (see dt_sync_discarded) or a wrong match.
+ */
+uint64_t dt_sync_marks_unmatched(const struct dt_sync *s);
+/* Events the tracers reported discarded (ring buffers full), summed. */
+void dt_sync_add_discarded(struct dt_sync *s, uint64_t n);
+uint64_t dt_sync_discarded(const struct dt_sync *s);
 
 /* The report: one line per pair and per host (see docs/collector.md). */
 void dt_sync_report(const struct dt_sync *s, FILE *f);

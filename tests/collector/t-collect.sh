@@ -25,6 +25,16 @@ rm -rf "$merged" "$out/shifted" "$out/raw.txt"
 tap_result $? "dtracer merge of the collected traces"
 tap_diag_stdin < "$out/merge.log"
 
+# marked_lost LOG: the summary's "N marked received with no mark_send"
+# (empty if the line is not there)
+marked_lost() {
+	sed -n 's/.* \([0-9][0-9]*\) marked received with no mark_send.*/\1/p' "$1"
+}
+lost=$(marked_lost "$out/merge.log")
+tap_result $([ "$lost" = 0 ]; echo $?) \
+	"every marked receive has its mark_send (${lost:-no count} without)"
+[ "$lost" = 0 ] || grep '^clock sync:' "$out/merge.log" | tap_diag_stdin
+
 n=$(sed -n 's/.*matched (\([0-9]*\) with LTTng.s net events.*/\1/p' "$out/merge.log")
 tap_result $([ "${n:-0}" -gt 0 ]; echo $?) \
 	"LTTng's net_dev_queue/net_if_receive_skb TCP headers give samples too (${n:-0})"

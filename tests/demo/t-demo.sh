@@ -82,6 +82,14 @@ n=$(grep -c 'procname = "\(curl\|nginx\|python3\)"' "$out/merged/timeline.txt" 2
 tap_result $([ "$n" -gt 0 ]; echo $?) \
 	"... while the request's processes are there ($n events)"
 
+# Every marked segment the requests sent has its send in the traces:
+# none lost, none matched wrongly.
+lost=$(sed -n 's/.* \([0-9][0-9]*\) marked received with no mark_send.*/\1/p' \
+	"$out/merge.log" 2>/dev/null)
+tap_result $([ "$lost" = 0 ]; echo $?) \
+	"every marked receive has its mark_send (${lost:-no count} without)"
+[ "$lost" = 0 ] || grep '^clock sync:' "$out/merge.log" | tap_diag_stdin
+
 # The clocks of the hosts the requests linked.
 for p in "dt-client dt-proxy" "dt-proxy dt-backend"; do
 	q=$(awk -v a="${p% *}" -v b="${p#* }" '$1 == "pair" &&

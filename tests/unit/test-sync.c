@@ -193,6 +193,9 @@ static void unmatched_and_loopback(void)
 	   dt_sync_unmatched(s) == 2,
 	   "loopback and unknown receives unmatched (%llu), pure ACK ignored",
 	   (unsigned long long)dt_sync_unmatched(s));
+	ok(dt_sync_marks_unmatched(s) == 2,
+	   "... both are marked receives with no mark_send on another host (%llu)",
+	   (unsigned long long)dt_sync_marks_unmatched(s));
 	dt_sync_free(s);
 }
 
@@ -221,6 +224,37 @@ static void net_segments(void)
 	   (unsigned long long)dt_sync_matched_net(s),
 	   (unsigned long long)dt_sync_matched(s));
 	ok(recovers(s, idx[1], t), "and consistent with the marks");
+	/* the marked receive matched a net event's send, not its mark_send */
+	ok(dt_sync_marks_unmatched(s) == 1 && dt_sync_unmatched(s) == 0,
+	   "a marked receive with only a net event's send lacks its mark_send "
+	   "(%llu)", (unsigned long long)dt_sync_marks_unmatched(s));
+	/* a net receive nobody sent: unmatched, but no mark was lost */
+	m.seq = m.end_seq;
+	m.end_seq = m.seq + 100;
+	dt_sync_add_segment(s, idx[1], 0, &m, host_time(1, t + 2e6L), 1);
+	ok(dt_sync_solve(s, "dt-a") == 0 && dt_sync_unmatched(s) == 1 &&
+	   dt_sync_marks_unmatched(s) == 1,
+	   "a net receive with no send is unmatched, not a lost mark "
+	   "(%llu unmatched, %llu marks)",
+	   (unsigned long long)dt_sync_unmatched(s),
+	   (unsigned long long)dt_sync_marks_unmatched(s));
+	dt_sync_free(s);
+}
+
+/* Every marked receive of a complete chain has its mark_send. */
+static void marks_complete(void)
+{
+	int idx[3];
+	struct dt_sync *s = chain(30, idx);
+
+	ok(dt_sync_solve(s, "dt-a") == 0 && dt_sync_marks_unmatched(s) == 0 &&
+	   dt_sync_discarded(s) == 0,
+	   "a complete chain: no marked receive without its send, nothing "
+	   "discarded");
+	dt_sync_add_discarded(s, 3);
+	dt_sync_add_discarded(s, 4);
+	ok(dt_sync_discarded(s) == 7, "discarded events are summed (%llu)",
+	   (unsigned long long)dt_sync_discarded(s));
 	dt_sync_free(s);
 }
 
@@ -343,6 +377,7 @@ int main(void)
 	unmatched_and_loopback();
 	retransmission();
 	net_segments();
+	marks_complete();
 	contradiction();
 	few();
 	return tap_done();
