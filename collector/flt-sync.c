@@ -3,6 +3,7 @@
  * align the clocks at the end. See flt-sync.h.
  */
 #include "flt-sync.h"
+#include "marks-read.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -184,79 +185,37 @@ static int host_of(struct sync_comp *c, const bt_trace *trace)
 	return i;
 }
 
-static const bt_field *member(const bt_field *s, const char *name)
-{
-	return bt_field_structure_borrow_member_field_by_name_const(s, name);
-}
-
 static int uint_member(const bt_field *s, const char *name, uint64_t *v)
 {
-	const bt_field *f = member(s, name);
+	int64_t x;
 
-	if (!f)
+	if (dt_field_int(s, name, &x))
 		return -1;
-	switch (bt_field_get_class_type(f)) {
-	case BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER:
-	case BT_FIELD_CLASS_TYPE_UNSIGNED_ENUMERATION:
-		*v = bt_field_integer_unsigned_get_value(f);
-		return 0;
-	case BT_FIELD_CLASS_TYPE_SIGNED_INTEGER:
-	case BT_FIELD_CLASS_TYPE_SIGNED_ENUMERATION:
-		*v = (uint64_t)bt_field_integer_signed_get_value(f);
-		return 0;
-	default:
-		return -1;
-	}
-}
-
-static int addr_member(const bt_field *s, const char *name, uint8_t *out,
-		       uint8_t *len)
-{
-	const bt_field *f = member(s, name);
-	uint64_t n;
-
-	if (!f || !bt_field_class_type_is(bt_field_get_class_type(f),
-					  BT_FIELD_CLASS_TYPE_ARRAY))
-		return -1;
-	n = bt_field_array_get_length(f);
-	if (n != 4 && n != 16)
-		return -1;
-	for (uint64_t i = 0; i < n; i++) {
-		const bt_field *e =
-			bt_field_array_borrow_element_field_by_index_const(f, i);
-
-		out[i] = (uint8_t)bt_field_integer_unsigned_get_value(e);
-	}
-	*len = (uint8_t)n;
+	*v = (uint64_t)x;
 	return 0;
 }
 
 /* 0 if the payload is a mark dtracer recorded, -1 if malformed. */
 static int read_mark(const bt_event *ev, struct dt_mark *m)
 {
-	const bt_field *p = bt_event_borrow_payload_field_const(ev);
-	uint64_t family, sport, dport, seq, end;
-	uint8_t dlen = 0;
+	struct dt_flow f;
 
 	memset(m, 0, sizeof(*m));
-	if (!p || uint_member(p, "family", &family) ||
-	    uint_member(p, "sport", &sport) || uint_member(p, "dport", &dport) ||
-	    uint_member(p, "seq", &seq) || uint_member(p, "end_seq", &end) ||
-	    addr_member(p, "saddr", m->saddr, &m->alen) ||
-	    addr_member(p, "daddr", m->daddr, &dlen) || dlen != m->alen)
+	if (dt_read_mark(bt_event_borrow_payload_field_const(ev), &f,
+			 &m->alen, &m->seq, &m->end_seq))
 		return -1;
-	m->family = (uint8_t)family;
-	m->sport = (uint16_t)sport;
-	m->dport = (uint16_t)dport;
-	m->seq = (uint32_t)seq;
-	m->end_seq = (uint32_t)end;
+	m->family = f.family;
+	memcpy(m->saddr, f.saddr, sizeof(m->saddr));
+	memcpy(m->daddr, f.daddr, sizeof(m->daddr));
+	m->sport = f.sport;
+	m->dport = f.dport;
 	return 0;
 }
 
 /* The selected option of a variant member, if s has one of that name. */
 static const bt_field *option(const bt_field *s, const char *name)
 {
-	const bt_field *v = s ? member(s, name) : NULL;
+	const bt_field *v = dt_field_member(s, name);
 
 	if (!v || !bt_field_class_type_is(bt_field_get_class_type(v),
 					  BT_FIELD_CLASS_TYPE_VARIANT))
@@ -267,7 +226,7 @@ static const bt_field *option(const bt_field *s, const char *name)
 /* IPv6 addresses: eight big-endian 16-bit words. */
 static int addr6_member(const bt_field *s, const char *name, uint8_t *out)
 {
-	const bt_field *f = member(s, name);
+	const bt_field *f = dt_field_member(s, name);
 
 	if (!f || !bt_field_class_type_is(bt_field_get_class_type(f),
 					  BT_FIELD_CLASS_TYPE_ARRAY) ||
@@ -307,14 +266,15 @@ static int read_net(const bt_event *ev, struct dt_mark *m)
 	    uint_member(tcp, "seq", &seq))
 		return -1;
 	if (!uint_member(ip, "tot_len", &tot)) {
-		uint8_t dlen = 0;
+		uint64_t slen = 0, dlen = 0;
 
 		if (uint_member(ip, "ihl", &ihl) ||
-		    addr_member(ip, "saddr", m->saddr, &m->alen) ||
-		    addr_member(ip, "daddr", m->daddr, &dlen) ||
-		    m->alen != 4 || dlen != 4)
+		    dt_field_addr(ip, "saddr", m->saddr, &slen) ||
+		    dt_field_addr(ip, "daddr", m->daddr, &dlen) ||
+		    slen != 4 || dlen != 4)
 			return -1;
 		m->family = 2;		/* AF_INET */
+		m->alen = 4;
 		len = (int64_t)tot - 4 * (int64_t)ihl - 4 * (int64_t)doff;
 	} else if (!uint_member(ip, "payload_len", &tot) &&
 		   !uint_member(ip, "nexthdr", &proto) && proto == 6 &&

@@ -36,7 +36,7 @@ struct raw {
 	enum dt_rq_end_reason end;
 	int64_t start, end_ts;
 	uint64_t duration;
-	struct dt_rq_flow flow;
+	struct dt_flow flow;
 	GArray *pieces;		/* struct piece */
 	GArray *sys;		/* struct sysrec */
 	GArray *evts;		/* int64_t: the thread's own events */
@@ -54,7 +54,7 @@ struct seg {
 	int64_t ts;
 	int64_t sys_entry;	/* send: entry of the writer's syscall */
 	int32_t tid;		/* send: the writer */
-	struct dt_rq_flow flow;
+	struct dt_flow flow;
 	uint32_t seq, end_seq;
 	int64_t lo, hi;		/* unwrapped [seq, end_seq) in the flow */
 	int match;		/* recv: the send; send: its first recv */
@@ -90,14 +90,13 @@ struct dt_rq_builder {
 /* A directed flow's segments, with sequence numbers unwrapped. */
 struct flowsegs {
 	GArray *sends, *recvs;	/* int: indices, in time order */
-	bool based;
-	uint32_t base;
+	struct dt_seq_base base;
 };
 
 struct finish {
 	struct dt_rq_builder *b;
 	struct dt_rq_model *m;
-	GHashTable *flows;	/* struct dt_rq_flow -> struct flowsegs */
+	GHashTable *flows;	/* struct dt_flow -> struct flowsegs */
 	GHashTable *by_tid;	/* (host << 32 | tid) -> GArray of raw */
 	/* raw tree */
 	int *first_child, *next_sib;
@@ -109,7 +108,7 @@ struct msg {
 	int from, to;		/* raw spans */
 	int first_send;
 	int recv_host;
-	struct dt_rq_flow flow;
+	struct dt_flow flow;
 	int64_t send, recv, last_send, last_recv;
 	uint64_t bytes;
 	unsigned segments;
@@ -157,12 +156,9 @@ void rq_thread_to(struct dt_rq_builder *b, struct thread *t, int64_t ts,
 void rq_close_open(struct dt_rq_builder *b);
 
 /* requests-match.c */
-guint rq_flow_hash(gconstpointer p);
-gboolean rq_flow_equal(gconstpointer a, gconstpointer b);
-struct dt_rq_flow rq_flow_reverse(const struct dt_rq_flow *f);
 void rq_flowsegs_free(gpointer p);
 void rq_index_flows(struct finish *F);
-void rq_match_flow(struct finish *F, struct flowsegs *fs);
+int rq_match_flow(struct finish *F, struct flowsegs *fs);
 
 /* requests-link.c */
 void rq_index_tids(struct finish *F);

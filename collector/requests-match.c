@@ -1,7 +1,8 @@
 /*
  * Requests, stage 2: matching. Marked segments grouped by directed flow,
  * sequence numbers unwrapped, and each receive matched with the earliest
- * send of the same bytes on another host.
+ * send of the same bytes on another host: by segments.c, the match the
+ * clock sync makes too.
  */
 #define _DEFAULT_SOURCE
 #include <string.h>
@@ -9,37 +10,6 @@
 #include <glib.h>
 
 #include "requests-int.h"
-
-guint rq_flow_hash(gconstpointer p)
-{
-	const struct dt_rq_flow *f = p;
-	guint h = f->family * 31u + f->sport * 65599u + f->dport;
-	int i;
-
-	for (i = 0; i < 16; i++)
-		h = h * 33u + f->saddr[i] * 7u + f->daddr[i];
-	return h;
-}
-
-gboolean rq_flow_equal(gconstpointer a, gconstpointer b)
-{
-	const struct dt_rq_flow *x = a, *y = b;
-
-	return x->family == y->family && x->sport == y->sport &&
-	       x->dport == y->dport && !memcmp(x->saddr, y->saddr, 16) &&
-	       !memcmp(x->daddr, y->daddr, 16);
-}
-
-struct dt_rq_flow rq_flow_reverse(const struct dt_rq_flow *f)
-{
-	struct dt_rq_flow r = *f;
-
-	memcpy(r.saddr, f->daddr, 16);
-	memcpy(r.daddr, f->saddr, 16);
-	r.sport = f->dport;
-	r.dport = f->sport;
-	return r;
-}
 
 void rq_flowsegs_free(gpointer p)
 {
@@ -50,7 +20,7 @@ void rq_flowsegs_free(gpointer p)
 	g_free(fs);
 }
 
-static struct flowsegs *flow_get(struct finish *F, const struct dt_rq_flow *f)
+static struct flowsegs *flow_get(struct finish *F, const struct dt_flow *f)
 {
 	struct flowsegs *fs = g_hash_table_lookup(F->flows, f);
 
@@ -65,12 +35,7 @@ static struct flowsegs *flow_get(struct finish *F, const struct dt_rq_flow *f)
 
 static void unwrap(struct flowsegs *fs, struct seg *s)
 {
-	if (!fs->based) {
-		fs->based = true;
-		fs->base = s->seq;
-	}
-	s->lo = (int32_t)(s->seq - fs->base);
-	s->hi = s->lo + (uint32_t)(s->end_seq - s->seq);
+	dt_seq_unwrap(&fs->base, s->seq, s->end_seq, &s->lo, &s->hi);
 }
 
 void rq_index_flows(struct finish *F)
@@ -95,63 +60,44 @@ void rq_index_flows(struct finish *F)
 	}
 }
 
-static struct dt_rq_builder *sort_b;	/* g_array_sort has no data */
-
-static gint by_lo(gconstpointer a, gconstpointer b)
-{
-	const struct seg *x = &g_array_index(sort_b->sends, struct seg,
-					     *(const int *)a);
-	const struct seg *y = &g_array_index(sort_b->sends, struct seg,
-					     *(const int *)b);
-
-	return x->lo < y->lo ? -1 : x->lo > y->lo;
-}
-
-/* Longest stretch of sequence space one send event covers (GSO). */
-#define DT_RQ_MAX_SEG (1 << 20)
-
 /*
- * Each receive: the earliest send of the same bytes on another host.
- * Sends sorted by start: those starting before the receive's end, back
- * to one maximal segment before its start.
+ * Each receive of the flow with its send, each send with its first
+ * receive (segments.c: the earliest send of the same bytes on another
+ * host). 0 or -1 (out of memory).
  */
-void rq_match_flow(struct finish *F, struct flowsegs *fs)
+int rq_match_flow(struct finish *F, struct flowsegs *fs)
 {
-	GArray *by = g_array_copy(fs->sends);
-	guint i;
+	guint ns = fs->sends->len, nr = fs->recvs->len, i;
+	struct dt_seg *snd = g_new(struct dt_seg, ns ? ns : 1);
+	struct dt_seg *rcv = g_new(struct dt_seg, nr ? nr : 1);
+	struct dt_seg_match *match = g_new(struct dt_seg_match, nr ? nr : 1);
+	int *first = g_new(int, ns ? ns : 1), ret = -1;
 
-	sort_b = F->b;
-	g_array_sort(by, by_lo);
-	for (i = 0; i < fs->recvs->len; i++) {
-		int ri = g_array_index(fs->recvs, int, i);
-		struct seg *r = recv_at(F, ri);
-		guint lo = 0, hi = by->len;
+	for (i = 0; i < ns; i++) {
+		const struct seg *s = send_at(F, g_array_index(fs->sends, int, i));
 
-		while (lo < hi) {	/* first send with lo >= r->hi */
-			guint mid = (lo + hi) / 2;
-
-			if (send_at(F, g_array_index(by, int, mid))->lo < r->hi)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		while (lo-- > 0) {
-			int si = g_array_index(by, int, lo);
-			struct seg *s = send_at(F, si);
-
-			if (s->lo < r->lo - DT_RQ_MAX_SEG)
-				break;
-			if (s->host == r->host || r->lo >= s->hi)
-				continue;
-			if (r->match < 0 || s->ts < send_at(F, r->match)->ts)
-				r->match = si;
-		}
-		if (r->match >= 0) {
-			struct seg *s = send_at(F, r->match);
-
-			if (s->match < 0 || r->ts < recv_at(F, s->match)->ts)
-				s->match = ri;
-		}
+		snd[i] = (struct dt_seg){ s->lo, s->hi, s->ts, s->host, false };
 	}
-	g_array_free(by, TRUE);
+	for (i = 0; i < nr; i++) {
+		const struct seg *r = recv_at(F, g_array_index(fs->recvs, int, i));
+
+		rcv[i] = (struct dt_seg){ r->lo, r->hi, r->ts, r->host, false };
+	}
+	if (dt_segs_match(snd, ns, rcv, nr, match, first))
+		goto out;
+	for (i = 0; i < nr; i++)
+		if (match[i].send >= 0)
+			recv_at(F, g_array_index(fs->recvs, int, i))->match =
+				g_array_index(fs->sends, int, match[i].send);
+	for (i = 0; i < ns; i++)
+		if (first[i] >= 0)
+			send_at(F, g_array_index(fs->sends, int, i))->match =
+				g_array_index(fs->recvs, int, first[i]);
+	ret = 0;
+out:
+	g_free(snd);
+	g_free(rcv);
+	g_free(match);
+	g_free(first);
+	return ret;
 }

@@ -34,7 +34,7 @@ static void msg_add_seg(struct finish *F, struct msg *g, struct seg *s,
 }
 
 /* Did host receive anything on flow in (a, b]? (an answer came back) */
-static bool answered(struct finish *F, const struct dt_rq_flow *rev,
+static bool answered(struct finish *F, const struct dt_flow *rev,
 		     int host, int64_t a, int64_t b)
 {
 	struct flowsegs *fs = g_hash_table_lookup(F->flows, rev);
@@ -52,7 +52,7 @@ static bool answered(struct finish *F, const struct dt_rq_flow *rev,
 static void flow_messages(struct finish *F, struct flowsegs *fs,
 			  GArray *msgs)
 {
-	struct dt_rq_flow rev;
+	struct dt_flow rev;
 	struct msg *g = NULL;
 	int64_t max_hi = INT64_MIN;
 	guint i;
@@ -64,7 +64,7 @@ static void flow_messages(struct finish *F, struct flowsegs *fs,
 			s->msg = -1;
 			continue;
 		}
-		rev = rq_flow_reverse(&s->flow);
+		rev = dt_flow_reverse(&s->flow);
 		if (!g || g->from != s->span ||
 		    answered(F, &rev, s->host, g->last_send, s->ts)) {
 			struct msg n = { .from = s->span, .to = -1,
@@ -90,7 +90,7 @@ static void flow_messages(struct finish *F, struct flowsegs *fs,
  */
 static void msg_target(struct finish *F, struct msg *g)
 {
-	struct dt_rq_flow rev = rq_flow_reverse(&g->flow);
+	struct dt_flow rev = dt_flow_reverse(&g->flow);
 	struct flowsegs *fs;
 	int si;
 	guint i;
@@ -101,7 +101,7 @@ static void msg_target(struct finish *F, struct msg *g)
 		struct raw *r = raw_at(F->b, (int)i);
 
 		if (r->host == g->recv_host && r->flag == DT_RQ_FLAG_PROPAGATED &&
-		    rq_flow_equal(&r->flow, &g->flow) && r->start <= g->recv &&
+		    dt_flow_equal(&r->flow, &g->flow) && r->start <= g->recv &&
 		    g->recv <= r->end_ts) {
 			g->to = (int)i;
 			return;

@@ -13,6 +13,7 @@
 #include <glib.h>
 
 #include "graph.h"
+#include "marks-read.h"
 #include "requests.h"
 
 struct reader {
@@ -26,68 +27,6 @@ struct reader {
 enum kind {
 	K_IGNORE = DT_RQ_EV_OTHER + 1,
 };
-
-static const bt_field *member(const bt_field *s, const char *name)
-{
-	if (!s || bt_field_get_class_type(s) != BT_FIELD_CLASS_TYPE_STRUCTURE)
-		return NULL;
-	return bt_field_structure_borrow_member_field_by_name_const(s, name);
-}
-
-static int int_member(const bt_field *s, const char *name, int64_t *v)
-{
-	const bt_field *f = member(s, name);
-
-	if (!f)
-		return -1;
-	switch (bt_field_get_class_type(f)) {
-	case BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER:
-	case BT_FIELD_CLASS_TYPE_UNSIGNED_ENUMERATION:
-		*v = (int64_t)bt_field_integer_unsigned_get_value(f);
-		return 0;
-	case BT_FIELD_CLASS_TYPE_SIGNED_INTEGER:
-	case BT_FIELD_CLASS_TYPE_SIGNED_ENUMERATION:
-		*v = bt_field_integer_signed_get_value(f);
-		return 0;
-	default:
-		return -1;
-	}
-}
-
-static int addr_member(const bt_field *s, const char *name, uint8_t *out,
-		       uint64_t *len)
-{
-	const bt_field *f = member(s, name);
-
-	if (!f || !bt_field_class_type_is(bt_field_get_class_type(f),
-					  BT_FIELD_CLASS_TYPE_ARRAY))
-		return -1;
-	*len = bt_field_array_get_length(f);
-	if (*len != 0 && *len != 4 && *len != 16)
-		return -1;
-	for (uint64_t i = 0; i < *len; i++)
-		out[i] = (uint8_t)bt_field_integer_unsigned_get_value(
-			bt_field_array_borrow_element_field_by_index_const(f, i));
-	return 0;
-}
-
-/* The addresses of dtracer's events; -1 if malformed. */
-static int read_flow(const bt_field *p, struct dt_rq_flow *f)
-{
-	int64_t family, sport, dport;
-	uint64_t slen, dlen;
-
-	memset(f, 0, sizeof(*f));
-	if (int_member(p, "family", &family) || int_member(p, "sport", &sport) ||
-	    int_member(p, "dport", &dport) ||
-	    addr_member(p, "saddr", f->saddr, &slen) ||
-	    addr_member(p, "daddr", f->daddr, &dlen) || slen != dlen)
-		return -1;
-	f->family = (uint8_t)family;
-	f->sport = (uint16_t)sport;
-	f->dport = (uint16_t)dport;
-	return 0;
-}
 
 static enum dt_rq_event_kind kind_of_name(const char *n)
 {
@@ -158,58 +97,55 @@ static int read_payload(const bt_event *e, const char *name,
 {
 	const bt_field *p = bt_event_borrow_payload_field_const(e);
 	int64_t v = -1, w = -1, x = -1;
+	uint8_t alen;
 
 	switch (ev->kind) {
 	case DT_RQ_EV_FLAG:
 	case DT_RQ_EV_UNFLAG:
-		if (int_member(p, "tid", &v) || int_member(p, "pid", &w) ||
-		    int_member(p, "reason", &x))
+		if (dt_field_int(p, "tid", &v) || dt_field_int(p, "pid", &w) ||
+		    dt_field_int(p, "reason", &x))
 			return -1;
 		ev->tid = (int32_t)v;
 		ev->pid = (int32_t)w;
 		ev->reason = (int)x;
 		if (ev->kind == DT_RQ_EV_UNFLAG) {
-			if (!int_member(p, "duration_ns", &v))
+			if (!dt_field_int(p, "duration_ns", &v))
 				ev->duration_ns = (uint64_t)v;
 			return 0;
 		}
-		if (!int_member(p, "parent", &v))
+		if (!dt_field_int(p, "parent", &v))
 			ev->parent = (int32_t)v;
-		return read_flow(p, &ev->flow);
+		return dt_read_flow(p, &ev->flow, &alen);
 	case DT_RQ_EV_MARK_SEND:
-		if (int_member(p, "tid", &v) || int_member(p, "pid", &w))
+		if (dt_field_int(p, "tid", &v) || dt_field_int(p, "pid", &w))
 			return -1;
 		ev->tid = (int32_t)v;
 		ev->pid = (int32_t)w;
 		/* fall through */
 	case DT_RQ_EV_MARK_RECV:
-		if (read_flow(p, &ev->flow) || int_member(p, "seq", &v) ||
-		    int_member(p, "end_seq", &w))
-			return -1;
-		ev->seq = (uint32_t)v;
-		ev->end_seq = (uint32_t)w;
-		return 0;
+		return dt_read_mark(p, &ev->flow, &alen, &ev->seq,
+				    &ev->end_seq);
 	case DT_RQ_EV_SCHED_SWITCH:
-		if (int_member(p, "prev_tid", &v) ||
-		    int_member(p, "next_tid", &w) ||
-		    int_member(p, "prev_state", &x))
+		if (dt_field_int(p, "prev_tid", &v) ||
+		    dt_field_int(p, "next_tid", &w) ||
+		    dt_field_int(p, "prev_state", &x))
 			return -1;
 		ev->tid = (int32_t)v;
 		ev->next_tid = (int32_t)w;
 		ev->prev_state = x;
 		return 0;
 	case DT_RQ_EV_SCHED_WAKEUP:
-		if (int_member(p, "tid", &v))
+		if (dt_field_int(p, "tid", &v))
 			return -1;
 		ev->tid = (int32_t)v;
 		return 0;
 	case DT_RQ_EV_SYSCALL_ENTRY:
 		ev->name = strstr(name, "entry_") + 6;
-		ev->fd = int_member(p, "fd", &v) ? -1 : v;
+		ev->fd = dt_field_int(p, "fd", &v) ? -1 : v;
 		return 0;
 	case DT_RQ_EV_SYSCALL_EXIT:
 		ev->name = strstr(name, "exit_") + 5;
-		ev->ret = int_member(p, "ret", &v) ? 0 : v;
+		ev->ret = dt_field_int(p, "ret", &v) ? 0 : v;
 		return 0;
 	default:
 		return 0;
@@ -224,7 +160,7 @@ static int add_event(struct reader *r, const bt_message *msg)
 		bt_event_borrow_stream_const(e));
 	const bt_clock_snapshot *cs;
 	const bt_field *ctx = bt_event_borrow_common_context_field_const(e);
-	const bt_field *pn = member(ctx, "procname");
+	const bt_field *pn = dt_field_member(ctx, "procname");
 	struct dt_rq_event ev = { 0 };
 	int64_t v;
 
@@ -237,9 +173,9 @@ static int add_event(struct reader *r, const bt_message *msg)
 	cs = bt_message_event_borrow_default_clock_snapshot_const(msg);
 	if (bt_clock_snapshot_get_ns_from_origin(cs, &ev.ts))
 		return 0;
-	ev.ctx_tid = int_member(ctx, "tid", &v) ? -1 : (int32_t)v;
+	ev.ctx_tid = dt_field_int(ctx, "tid", &v) ? -1 : (int32_t)v;
 	ev.tid = ev.ctx_tid;
-	ev.pid = int_member(ctx, "pid", &v) ? ev.ctx_tid : (int32_t)v;
+	ev.pid = dt_field_int(ctx, "pid", &v) ? ev.ctx_tid : (int32_t)v;
 	ev.parent = -1;
 	ev.fd = -1;
 	if (pn && bt_field_get_class_type(pn) == BT_FIELD_CLASS_TYPE_STRING)

@@ -50,7 +50,7 @@ const char *dt_rq_block_name(enum dt_rq_block b)
 	return (unsigned)b < DT_RQ_BLOCK_N ? names[b] : "unknown";
 }
 
-static const char *flow_end(const struct dt_rq_flow *f, const uint8_t *a,
+static const char *flow_end(const struct dt_flow *f, const uint8_t *a,
 			    uint16_t port, char *buf)
 {
 	char ip[INET6_ADDRSTRLEN];
@@ -64,12 +64,12 @@ static const char *flow_end(const struct dt_rq_flow *f, const uint8_t *a,
 	return buf;
 }
 
-const char *dt_rq_flow_src(const struct dt_rq_flow *f, char *buf)
+const char *dt_rq_flow_src(const struct dt_flow *f, char *buf)
 {
 	return flow_end(f, f->saddr, f->sport, buf);
 }
 
-const char *dt_rq_flow_dst(const struct dt_rq_flow *f, char *buf)
+const char *dt_rq_flow_dst(const struct dt_flow *f, char *buf)
 {
 	return flow_end(f, f->daddr, f->dport, buf);
 }
@@ -199,7 +199,7 @@ struct dt_rq_model *dt_rq_finish(struct dt_rq_builder *b)
 	if (!F.m || copy_hosts(b, F.m))
 		goto out;
 	rq_close_open(b);
-	F.flows = g_hash_table_new_full(rq_flow_hash, rq_flow_equal, NULL,
+	F.flows = g_hash_table_new_full(dt_flow_hash, dt_flow_equal, NULL,
 					rq_flowsegs_free);
 	F.by_tid = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
 					 (GDestroyNotify)g_array_unref);
@@ -207,7 +207,8 @@ struct dt_rq_model *dt_rq_finish(struct dt_rq_builder *b)
 	rq_index_flows(&F);
 	g_hash_table_iter_init(&it, F.flows);
 	while (g_hash_table_iter_next(&it, NULL, &v))
-		rq_match_flow(&F, v);
+		if (rq_match_flow(&F, v))
+			goto out;
 	rq_index_tids(&F);
 	rq_sends_to_spans(&F);
 	rq_link_raws(&F);

@@ -22,6 +22,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "segments.h"
+
 /* dtracer_flag's reasons, as in probes/events/dtracer.h. */
 enum dt_rq_flag_reason {
 	DT_RQ_FLAG_MANUAL = 0,
@@ -57,17 +59,11 @@ enum dt_rq_block {
 
 const char *dt_rq_block_name(enum dt_rq_block b);
 
-/* A TCP flow, source first, addresses in network order. */
-struct dt_rq_flow {
-	uint8_t family;		/* 0 none, 2 inet, 10 inet6 */
-	uint8_t saddr[16], daddr[16];	/* 4 bytes used for inet */
-	uint16_t sport, dport;
-};
-
-/* "192.0.2.11:55328" or "[2001:db8::1]:80"; buf of DT_RQ_ADDR_LEN. */
+/* Flows (struct dt_flow, segments.h): source first, addresses in network
+ * order. "192.0.2.11:55328" or "[2001:db8::1]:80"; buf of DT_RQ_ADDR_LEN. */
 #define DT_RQ_ADDR_LEN 64
-const char *dt_rq_flow_src(const struct dt_rq_flow *f, char *buf);
-const char *dt_rq_flow_dst(const struct dt_rq_flow *f, char *buf);
+const char *dt_rq_flow_src(const struct dt_flow *f, char *buf);
+const char *dt_rq_flow_dst(const struct dt_flow *f, char *buf);
 
 struct dt_rq_syscall {
 	char *name;		/* "recvfrom" (without syscall_entry_) */
@@ -104,7 +100,7 @@ struct dt_rq_span {
 	enum dt_rq_end_reason end_reason;
 	int64_t start_ns, end_ns;	/* merged clock, ns from origin */
 	uint64_t duration_ns;	/* dtracer_unflag's, 0 if none */
-	struct dt_rq_flow flow;	/* a propagated span's request flow */
+	struct dt_flow flow;	/* a propagated span's request flow */
 	int depth;		/* 0 for the root */
 	struct dt_rq_summary sum;
 };
@@ -114,7 +110,7 @@ struct dt_rq_message {
 	int id;			/* index in model->messages */
 	int request;
 	int from_span, to_span;	/* to_span -1 if no span received it */
-	struct dt_rq_flow flow;	/* as sent: source is from_span's host */
+	struct dt_flow flow;	/* as sent: source is from_span's host */
 	int64_t send_ns, recv_ns;	/* first segment's send and receive */
 	int64_t last_send_ns, last_recv_ns;
 	uint64_t bytes;		/* new bytes sent (retransmissions once) */
@@ -190,7 +186,7 @@ struct dt_rq_event {
 	int reason;		/* flag/unflag reason */
 	int32_t parent;		/* flag: inherited from this tid */
 	uint64_t duration_ns;	/* unflag */
-	struct dt_rq_flow flow;	/* flag (propagated), send, recv */
+	struct dt_flow flow;	/* flag (propagated), send, recv */
 	uint32_t seq, end_seq;	/* send, recv */
 	int32_t next_tid;	/* sched_switch */
 	int64_t prev_state;	/* sched_switch: 0 runnable (preempted) */

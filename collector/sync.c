@@ -3,6 +3,7 @@
  * See sync.h.
  */
 #include "sync.h"
+#include "segments.h"
 
 #include <errno.h>
 #include <math.h>
@@ -11,25 +12,17 @@
 
 #include <glib.h>
 
-/* A mark of one flow: sequence range relative to the flow's base. */
-struct flow_mark {
-	int64_t start, end;
-	int64_t t;
-	int host;
-	int net;		/* from LTTng's net events, not dtracer's */
-};
-
 /* One direction of one connection, as on the wire. */
 struct flow {
-	struct dt_mark key;	/* seq fields unused */
-	uint32_t base;		/* first sequence number seen */
-	GArray *sends, *recvs;	/* struct flow_mark */
+	struct dt_flow key;
+	struct dt_seq_base base;	/* first sequence number seen */
+	GArray *sends, *recvs;	/* struct dt_seg */
 };
 
 struct dt_sync {
 	GPtrArray *hosts;	/* struct dt_sync_host * */
 	GHashTable *by_name;	/* name -> index + 1 */
-	GHashTable *flows;	/* struct dt_mark * (key) -> struct flow * */
+	GHashTable *flows;	/* struct dt_flow * (key) -> struct flow * */
 	GArray *pairs;		/* struct dt_sync_pair, after solve */
 	uint64_t matched, matched_net, unmatched;
 	uint64_t marks_unmatched;	/* dtracer_mark_recv, no mark_send */
@@ -40,26 +33,6 @@ long double dt_clock_map_apply(const struct dt_clock_map *m, int64_t t)
 {
 	return (long double)t + m->offset +
 	       m->drift * (long double)(t - m->anchor);
-}
-
-static guint flow_hash(gconstpointer p)
-{
-	const struct dt_mark *k = p;
-	guint h = k->family * 31u + k->alen;
-
-	for (int i = 0; i < k->alen; i++)
-		h = h * 31u + k->saddr[i] * 7u + k->daddr[i];
-	return h * 31u + ((guint)k->sport << 16 | k->dport);
-}
-
-static gboolean flow_equal(gconstpointer a, gconstpointer b)
-{
-	const struct dt_mark *x = a, *y = b;
-
-	return x->family == y->family && x->alen == y->alen &&
-	       x->sport == y->sport && x->dport == y->dport &&
-	       !memcmp(x->saddr, y->saddr, x->alen) &&
-	       !memcmp(x->daddr, y->daddr, x->alen);
 }
 
 static void flow_free(gpointer p)
@@ -85,7 +58,7 @@ struct dt_sync *dt_sync_new(void)
 
 	s->hosts = g_ptr_array_new_with_free_func(host_free);
 	s->by_name = g_hash_table_new(g_str_hash, g_str_equal);
-	s->flows = g_hash_table_new_full(flow_hash, flow_equal, NULL,
+	s->flows = g_hash_table_new_full(dt_flow_hash, dt_flow_equal, NULL,
 					 flow_free);
 	s->pairs = g_array_new(FALSE, TRUE, sizeof(struct dt_sync_pair));
 	return s;
@@ -129,40 +102,42 @@ int dt_sync_add_mark(struct dt_sync *s, int host, int is_send,
 	return dt_sync_add_segment(s, host, is_send, m, t, 0);
 }
 
+/* The flow of a mark: its addresses (zero after alen) and ports. */
+static struct dt_flow mark_flow(const struct dt_mark *m)
+{
+	struct dt_flow f = { .family = m->family, .sport = m->sport,
+			     .dport = m->dport };
+
+	memcpy(f.saddr, m->saddr, m->alen);
+	memcpy(f.daddr, m->daddr, m->alen);
+	return f;
+}
+
 int dt_sync_add_segment(struct dt_sync *s, int host, int is_send,
 			const struct dt_mark *m, int64_t t, int net)
 {
-	struct flow *f = g_hash_table_lookup(s->flows, m);
-	struct flow_mark fm;
+	struct dt_flow key;
+	struct flow *f;
+	struct dt_seg seg = { .t = t, .host = host, .net = net };
 
 	if (m->alen != 4 && m->alen != 16)
 		return -EINVAL;
 	/* A pure ACK covers no byte: nothing to tell its copies apart. */
 	if (m->seq == m->end_seq)
 		return 0;
+	key = mark_flow(m);
+	f = g_hash_table_lookup(s->flows, &key);
 	if (!f) {
 		f = g_new0(struct flow, 1);
-		f->key = *m;
-		f->base = m->seq;
-		f->sends = g_array_new(FALSE, FALSE, sizeof(struct flow_mark));
-		f->recvs = g_array_new(FALSE, FALSE, sizeof(struct flow_mark));
+		f->key = key;
+		f->sends = g_array_new(FALSE, FALSE, sizeof(struct dt_seg));
+		f->recvs = g_array_new(FALSE, FALSE, sizeof(struct dt_seg));
 		g_hash_table_insert(s->flows, &f->key, f);
 	}
 	/* Within 2 GiB of the first mark: unwrapped by a signed distance. */
-	fm.start = (int32_t)(m->seq - f->base);
-	fm.end = fm.start + (uint32_t)(m->end_seq - m->seq);
-	fm.t = t;
-	fm.host = host;
-	fm.net = net;
-	g_array_append_val(is_send ? f->sends : f->recvs, fm);
+	dt_seq_unwrap(&f->base, m->seq, m->end_seq, &seg.lo, &seg.hi);
+	g_array_append_val(is_send ? f->sends : f->recvs, seg);
 	return 0;
-}
-
-static gint by_start(gconstpointer a, gconstpointer b)
-{
-	const struct flow_mark *x = a, *y = b;
-
-	return x->start < y->start ? -1 : x->start > y->start;
 }
 
 /*
@@ -231,67 +206,49 @@ static int pair_add(struct pair_acc *p, int ab, int64_t send, int64_t recv,
 }
 
 /*
- * Each receive is paired with the earliest send, on another host, of a
- * segment overlapping its bytes: a retransmission may leave after the
- * receive, the first copy cannot (TSO/GRO: ranges overlap rather than
- * match one to one).
+ * Each receive of the flow with its send (segments.c), as a sample of
+ * the two hosts' clocks.
  */
 static int match_flow(struct dt_sync *s, struct flow *f, GHashTable *hulls)
 {
-	struct flow_mark *snd, *rcv;
-	int64_t maxlen = 0;
-	int n = (int)s->hosts->len;
+	const struct dt_seg *snd = (const struct dt_seg *)(void *)f->sends->data;
+	const struct dt_seg *rcv = (const struct dt_seg *)(void *)f->recvs->data;
+	struct dt_seg_match *match = g_new(struct dt_seg_match,
+					   f->recvs->len ? f->recvs->len : 1);
+	int n = (int)s->hosts->len, err = 0;
 
-	g_array_sort(f->sends, by_start);
-	snd = (struct flow_mark *)(void *)f->sends->data;
-	for (guint i = 0; i < f->sends->len; i++)
-		if (snd[i].end - snd[i].start > maxlen)
-			maxlen = snd[i].end - snd[i].start;
-
-	rcv = (struct flow_mark *)(void *)f->recvs->data;
-	for (guint i = 0; i < f->recvs->len; i++) {
-		const struct flow_mark *r = &rcv[i], *best = NULL;
-		guint lo = 0, hi = f->sends->len;
+	if (dt_segs_match(snd, f->sends->len, rcv, f->recvs->len, match,
+			  NULL)) {
+		g_free(match);
+		return -ENOMEM;
+	}
+	for (guint i = 0; !err && i < f->recvs->len; i++) {
+		const struct dt_seg *r = &rcv[i], *best;
 		struct pair_acc *p;
-		int a, b, err, marked = 0;
+		int a, b;
 
-		/* first send starting at or after the receive's end */
-		while (lo < hi) {
-			guint mid = lo + (hi - lo) / 2;
-
-			if (snd[mid].start < r->end)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		while (lo-- > 0 && snd[lo].start + maxlen > r->start) {
-			if (snd[lo].end <= r->start || snd[lo].host == r->host)
-				continue;
-			marked |= !snd[lo].net;
-			if (!best || snd[lo].t < best->t)
-				best = &snd[lo];
-		}
 		/* A marked segment always has its dtracer_mark_send: if not,
 		 * events were lost or the match is wrong. */
-		if (!r->net && !marked)
+		if (!r->net && !match[i].mark_send)
 			s->marks_unmatched++;
-		if (!best) {
+		if (match[i].send < 0) {
 			s->unmatched++;
 			continue;
 		}
+		best = &snd[match[i].send];
 		s->matched++;
 		s->matched_net += best->net || r->net;
 		a = best->host < r->host ? best->host : r->host;
 		b = best->host < r->host ? r->host : best->host;
 		p = pair_of_hosts(hulls, n, a, b);
 		if (!p)
-			return -ENOMEM;
-		err = pair_add(p, best->host == a, best->t, r->t,
-			       best->net || r->net);
-		if (err)
-			return err;	/* -ENOMEM, or -ERANGE: times 73 years apart */
+			err = -ENOMEM;
+		else	/* -ENOMEM, or -ERANGE: times 73 years apart */
+			err = pair_add(p, best->host == a, best->t, r->t,
+				       best->net || r->net);
 	}
-	return 0;
+	g_free(match);
+	return err;
 }
 
 /* Inverse of a pair's fit (b -> a) as a map a -> b. */

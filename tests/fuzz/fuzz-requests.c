@@ -32,7 +32,7 @@ static const char *const sysnames[] = {
 
 static const char *const procnames[] = { NULL, "curl", "nginx", "" };
 
-static void flow(struct dt_rq_flow *f, unsigned k, int family6)
+static void flow(struct dt_flow *f, unsigned k, int family6)
 {
 	memset(f, 0, sizeof(*f));
 	f->family = family6 ? 10 : 2;

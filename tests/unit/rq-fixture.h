@@ -39,7 +39,7 @@ static void *rqf_calloc(size_t n, size_t size)
 	return p;
 }
 
-static void rqf_flow(struct dt_rq_flow *f, int from, int to, int sport,
+static void rqf_flow(struct dt_flow *f, int from, int to, int sport,
 		     int dport)
 {
 	memset(f, 0, sizeof(*f));

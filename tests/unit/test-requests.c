@@ -13,9 +13,9 @@
 static struct dt_rq_builder *b;
 static int host[4];
 
-static struct dt_rq_flow flow(int from, int to, int sport, int dport)
+static struct dt_flow flow(int from, int to, int sport, int dport)
 {
-	struct dt_rq_flow f;
+	struct dt_flow f;
 
 	memset(&f, 0, sizeof(f));
 	f.family = 2;
@@ -26,7 +26,7 @@ static struct dt_rq_flow flow(int from, int to, int sport, int dport)
 	return f;
 }
 
-static struct dt_rq_flow rev(struct dt_rq_flow f)
+static struct dt_flow rev(struct dt_flow f)
 {
 	return flow(f.daddr[3] - 1, f.saddr[3] - 1, f.dport, f.sport);
 }
@@ -37,7 +37,7 @@ static void add(struct dt_rq_event ev)
 		ok(0, "dt_rq_add accepts the event");
 }
 
-static void flag(int h, int64_t ts, int tid, int reason, struct dt_rq_flow f,
+static void flag(int h, int64_t ts, int tid, int reason, struct dt_flow f,
 		 int ctx)
 {
 	add((struct dt_rq_event){ .kind = DT_RQ_EV_FLAG, .host = host[h],
@@ -62,7 +62,7 @@ static void unflag(int h, int64_t ts, int tid, int reason)
 				  .duration_ns = 1 });
 }
 
-static void send(int h, int64_t ts, int tid, struct dt_rq_flow f,
+static void send(int h, int64_t ts, int tid, struct dt_flow f,
 		 uint32_t seq, uint32_t len)
 {
 	add((struct dt_rq_event){ .kind = DT_RQ_EV_MARK_SEND,
@@ -71,7 +71,7 @@ static void send(int h, int64_t ts, int tid, struct dt_rq_flow f,
 				  .seq = seq, .end_seq = seq + len });
 }
 
-static void recv(int h, int64_t ts, struct dt_rq_flow f, uint32_t seq,
+static void recv(int h, int64_t ts, struct dt_flow f, uint32_t seq,
 		 uint32_t len)
 {
 	add((struct dt_rq_event){ .kind = DT_RQ_EV_MARK_RECV,
@@ -147,12 +147,12 @@ static int span_of(const struct dt_rq_model *m, int r, int h, int tid)
 /* a client 100 -> b server 200, answer back: one request. */
 static void two_hosts(void)
 {
-	struct dt_rq_flow f = flow(0, 1, 40000, 80);
+	struct dt_flow f = flow(0, 1, 40000, 80);
 	struct dt_rq_model *m;
 	int root, srv;
 
 	begin(2);
-	flag(0, 1000, 100, 0, (struct dt_rq_flow){ 0 }, 100);
+	flag(0, 1000, 100, 0, (struct dt_flow){ 0 }, 100);
 	sys(0, 1100, 100, "write", 1, 3);
 	send(0, 1200, 100, f, 1, 50);
 	sys(0, 1300, 100, "write", 0, 50);
@@ -214,13 +214,13 @@ static void two_hosts(void)
 /* a 100 -> b 200 -> c 300 and back, with scheduling and syscalls. */
 static void chain(void)
 {
-	struct dt_rq_flow ab = flow(0, 1, 40000, 80), bc = flow(1, 2, 41000, 81);
+	struct dt_flow ab = flow(0, 1, 40000, 80), bc = flow(1, 2, 41000, 81);
 	struct dt_rq_model *m;
 	const struct dt_rq_summary *sb, *sc;
 	int root, sb_id, sc_id;
 
 	begin(3);
-	flag(0, 1000, 100, 0, (struct dt_rq_flow){ 0 }, 100);
+	flag(0, 1000, 100, 0, (struct dt_flow){ 0 }, 100);
 	sys(0, 1100, 100, "write", 1, 3);
 	send(0, 1200, 100, ab, 1, 10);
 	recv(1, 1500, ab, 1, 10);
@@ -292,13 +292,13 @@ static void chain(void)
 /* Two clients at once to one server host: the flows keep them apart. */
 static void concurrent(void)
 {
-	struct dt_rq_flow f1 = flow(0, 1, 40001, 80), f2 = flow(0, 1, 40002, 80);
+	struct dt_flow f1 = flow(0, 1, 40001, 80), f2 = flow(0, 1, 40002, 80);
 	struct dt_rq_model *m;
 	int s0, s1;
 
 	begin(2);
-	flag(0, 500, 100, 0, (struct dt_rq_flow){ 0 }, 100);
-	flag(0, 600, 101, 0, (struct dt_rq_flow){ 0 }, 101);
+	flag(0, 500, 100, 0, (struct dt_flow){ 0 }, 100);
+	flag(0, 600, 101, 0, (struct dt_flow){ 0 }, 101);
 	send(0, 1000, 100, f1, 1, 10);
 	send(0, 1100, 101, f2, 1, 10);
 	recv(1, 1200, f1, 1, 10);
@@ -335,12 +335,12 @@ static void concurrent(void)
  */
 static void no_answer(void)
 {
-	struct dt_rq_flow f = flow(0, 1, 40000, 80), g = flow(0, 2, 40001, 80);
+	struct dt_flow f = flow(0, 1, 40000, 80), g = flow(0, 2, 40001, 80);
 	struct dt_rq_model *m;
 	int srv;
 
 	begin(2);
-	flag(0, 500, 100, 0, (struct dt_rq_flow){ 0 }, 100);
+	flag(0, 500, 100, 0, (struct dt_flow){ 0 }, 100);
 	send(0, 1000, 100, f, 1, 10);
 	recv(1, 1200, f, 1, 10);
 	flag(1, 1300, 200, 1, f, 200);
@@ -369,9 +369,9 @@ static void successive(void)
 	int k, ok_all = 1;
 
 	begin(2);
-	flag(0, 100, 100, 0, (struct dt_rq_flow){ 0 }, 100);
+	flag(0, 100, 100, 0, (struct dt_flow){ 0 }, 100);
 	for (k = 0; k < 3; k++) {
-		struct dt_rq_flow f = flow(0, 1, 40000 + k, 80);
+		struct dt_flow f = flow(0, 1, 40000 + k, 80);
 		int64_t t = 1000 + k * 10000;
 
 		send(0, t, 100, f, 1, 10);
@@ -405,12 +405,12 @@ static void successive(void)
 /* Keep-alive: two requests on one connection, one server thread. */
 static void keepalive(void)
 {
-	struct dt_rq_flow f = flow(0, 1, 40000, 80);
+	struct dt_flow f = flow(0, 1, 40000, 80);
 	struct dt_rq_model *m;
 	int s0, s1;
 
 	begin(2);
-	flag(0, 100, 100, 0, (struct dt_rq_flow){ 0 }, 100);
+	flag(0, 100, 100, 0, (struct dt_flow){ 0 }, 100);
 	send(0, 1000, 100, f, 1, 50);
 	recv(1, 1100, f, 1, 50);
 	flag(1, 1300, 200, 1, f, 200);
@@ -438,11 +438,11 @@ static void keepalive(void)
 /* A lost segment sent again; bytes once. */
 static void retransmission(void)
 {
-	struct dt_rq_flow f = flow(0, 1, 40000, 80);
+	struct dt_flow f = flow(0, 1, 40000, 80);
 	struct dt_rq_model *m;
 
 	begin(2);
-	flag(0, 100, 100, 0, (struct dt_rq_flow){ 0 }, 100);
+	flag(0, 100, 100, 0, (struct dt_flow){ 0 }, 100);
 	send(0, 1000, 100, f, 1, 50);
 	send(0, 1500, 100, f, 1, 50);
 	recv(1, 1600, f, 1, 50);
@@ -461,12 +461,12 @@ static void retransmission(void)
 /* The client forks; the child sends. A flag nobody sent. */
 static void inherited_and_orphan(void)
 {
-	struct dt_rq_flow f = flow(0, 1, 40000, 80), x = flow(2, 1, 999, 80);
+	struct dt_flow f = flow(0, 1, 40000, 80), x = flow(2, 1, 999, 80);
 	struct dt_rq_model *m;
 	int child, srv, orphan = -1, i;
 
 	begin(3);
-	flag(0, 100, 100, 0, (struct dt_rq_flow){ 0 }, 100);
+	flag(0, 100, 100, 0, (struct dt_flow){ 0 }, 100);
 	inherit(0, 500, 101, 100);
 	send(0, 1000, 101, f, 1, 10);
 	recv(1, 1100, f, 1, 10);
@@ -502,7 +502,7 @@ static void inherited_and_orphan(void)
  */
 static void helper_thread(void)
 {
-	struct dt_rq_flow f = flow(0, 1, 40000, 80), g = flow(0, 1, 40001, 80);
+	struct dt_flow f = flow(0, 1, 40000, 80), g = flow(0, 1, 40001, 80);
 	struct dt_rq_model *m;
 	int helper, k;
 
@@ -518,7 +518,7 @@ static void helper_thread(void)
 	other(0, 250, 101);
 	unflag(0, 400, 101, 1);
 	for (k = 0; k < 2; k++) {
-		struct dt_rq_flow x = k ? g : f;
+		struct dt_flow x = k ? g : f;
 		int64_t t = 1000 + 1000 * k;
 
 		sys(0, t - 10, 100, "sendto", 1, 3);
@@ -550,7 +550,7 @@ static void silent(void)
 	struct dt_rq_model *m;
 
 	begin(1);
-	flag(0, 100, 100, 0, (struct dt_rq_flow){ 0 }, 7);
+	flag(0, 100, 100, 0, (struct dt_flow){ 0 }, 7);
 	other(0, 300, 100);
 	unflag(0, 900, 100, 0);
 	m = end();
@@ -568,7 +568,7 @@ static void silent(void)
 int main(void)
 {
 	char buf[DT_RQ_ADDR_LEN];
-	struct dt_rq_flow f = flow(0, 1, 40000, 80);
+	struct dt_flow f = flow(0, 1, 40000, 80);
 
 	two_hosts();
 	chain();
