@@ -18,6 +18,9 @@
  *   dt_narrow_lock);
  *   dt_trust_lock alone (it serialises writers of the trust list).
  * - Entries are freed with kfree_rcu(); nothing sleeps under any of them.
+ * - A function that must run under a lock asserts it (lockdep, or
+ *   RCU_LOCKDEP_WARN for RCU); a lock static to one file that another
+ *   must hold is asserted through a _held() helper (dt_gate_lock_held).
  */
 #ifndef _DTRACER_H
 #define _DTRACER_H
@@ -34,14 +37,14 @@
 #include <linux/spinlock.h>
 
 #include "ranges.h"
+#include "tuple.h"
 #include "trace/dtracer.h"	/* event reasons; tracepoints in events.c */
 
 struct sock;
 struct task_struct;
 struct tracepoint;
 
-/* state.c: module-wide switches. */
-extern atomic_t dt_trace_active;
+/* state.c: whether the packet hooks are armed. */
 bool dt_probe_armed(void);
 int dt_probe_set(bool arm);
 
@@ -100,16 +103,6 @@ void dt_mem_forget(enum dt_mem m);
 long dt_mem_read(enum dt_mem m);
 const char *dt_mem_name(enum dt_mem m);
 
-/* A socket's addresses, local first. */
-struct dt_tuple {
-	u16 family;
-	__be16 lport, rport;
-	struct in6_addr laddr, raddr;	/* IPv4: s6_addr32[0] only */
-};
-
-void dt_tuple_from_sock(struct dt_tuple *t, const struct sock *sk);
-int dt_tuple_print(char *buf, size_t size, const struct dt_tuple *t);
-
 /* flags.c: the table of flagged threads. */
 enum dt_reason {
 	DT_REASON_MANUAL = DTRACER_FLAG_MANUAL,		/* add_pid */
@@ -132,6 +125,12 @@ struct dt_sender {
 	bool client;			/* flagged for no request of its own */
 };
 
+/*
+ * Non-zero while tracing is supposed to be active: the count of flagged
+ * threads. Part of the original prototype's contract, exported for the
+ * lttng-modules fork.
+ */
+extern atomic_t dt_trace_active;
 extern unsigned int dt_max_threads;
 extern bool dt_inherit;
 unsigned int dt_flags_max_propagations(void);
@@ -153,8 +152,10 @@ void dt_flags_set_narrowed(bool on);
 bool dt_flags_narrowed(void);
 ssize_t dt_flags_list(char *buf, size_t size);
 
-/* lifecycle.c: fork and exit, hooked while the module is loaded. */
+/* tracepoints.c: the kernel's tracepoints, by name. */
 struct tracepoint *dt_tracepoint_find(const char *name);
+
+/* lifecycle.c: fork and exit, hooked while the module is loaded. */
 int dt_lifecycle_init(void);
 void dt_lifecycle_exit(void);
 
@@ -219,7 +220,8 @@ enum dt_gate_mode {
 extern const char *const dt_gate_names[DT_GATE_COUNT];
 enum dt_gate_mode dt_gate_get(void);
 void dt_gate_set(enum dt_gate_mode mode);
-void dt_gate_update(void);
+void dt_gate_set_armed(bool armed);
+bool dt_gate_lock_held(void);
 bool dt_gate_attached(void);
 int dt_gate_attach(void (*changed)(bool on));
 void dt_gate_detach(void);

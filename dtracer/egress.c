@@ -61,6 +61,7 @@ static void dt_close_tail(struct sock *sk)
 /* Ends the open range at end. Under ds->lock. */
 static void dt_writer_close(struct dt_sock *ds, u32 end)
 {
+	lockdep_assert_held(&ds->lock);
 	if (!ds->writer)
 		return;
 	if (dt_ranges_add(&ds->sent, ds->writer_start, end))
@@ -83,6 +84,7 @@ static void dt_send_begin(struct sock *sk, const struct dt_sender *by)
 	bool tail_marked;
 	u32 seq, last;
 
+	sock_owned_by_me(sk);
 	ds = flagged ? dt_sock_get(sk) : dt_sock_find(sk);
 	if (!ds)
 		return;

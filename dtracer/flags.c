@@ -28,6 +28,7 @@
  */
 #include "dtracer.h"
 
+#include <linux/export.h>
 #include <linux/hash.h>
 #include <linux/hashtable.h>
 #include <linux/pid.h>
@@ -59,6 +60,10 @@ static DEFINE_HASHTABLE(dt_flags, DT_FLAGS_BITS);
 static DEFINE_HASHTABLE(dt_flags_by_sk, DT_FLAGS_BITS);
 static DEFINE_SPINLOCK(dt_flags_lock);
 static unsigned int dt_nflags;		/* under dt_flags_lock */
+
+/* dtracer.h: the count of flagged threads, for the lttng-modules fork. */
+atomic_t dt_trace_active = ATOMIC_INIT(0);
+EXPORT_SYMBOL_GPL(dt_trace_active);
 /*
  * syscalls.c narrowed the system call tracepoints to flagged threads:
  * a thread flagged gets SYSCALL_WORK_SYSCALL_TRACEPOINT, one unflagged
@@ -282,6 +287,7 @@ static int dt_flags_add_check_locked(struct task_struct **tasks, int n)
 	unsigned int need = 0;
 	int i;
 
+	lockdep_assert_held(&dt_flags_lock);
 	for (i = 0; i < n; i++) {
 		if (READ_ONCE(tasks[i]->flags) & PF_EXITING)
 			return -ESRCH;

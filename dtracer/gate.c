@@ -41,8 +41,10 @@
  *
  * Locking: dt_gate_lock (a mutex, process context) serialises the mode
  * and the client; the client's callback is called under it and takes no
- * lock of dtracer's. dt_probe_set() calls dt_gate_update() under
- * dt_probe_lock (so dt_probe_lock, then dt_gate_lock). dt_gate_record()
+ * lock of dtracer's. state.c tells the gate whether the probe is armed
+ * (dt_gate_set_armed(), under dt_probe_lock: so dt_probe_lock, then
+ * dt_gate_lock); the gate never calls back into state.c. syscalls.c
+ * runs under dt_gate_lock too (dt_gate_lock_held()). dt_gate_record()
  * reads the mode locklessly.
  */
 #include "dtracer.h"
@@ -56,6 +58,13 @@
 static DEFINE_MUTEX(dt_gate_lock);
 static enum dt_gate_mode dt_gate_mode = DT_GATE_GLOBAL;
 static void (*dt_gate_client)(bool on);	/* under dt_gate_lock */
+static bool dt_gate_armed;			/* under dt_gate_lock */
+
+/* For the files whose functions run under dt_gate_lock (syscalls.c). */
+bool dt_gate_lock_held(void)
+{
+	return lockdep_is_held_type(&dt_gate_lock, -1);
+}
 
 static unsigned long dt_gate_all[BITS_TO_LONGS(1 << DT_HINT_BITS)] = {
 	[0 ... BITS_TO_LONGS(1 << DT_HINT_BITS) - 1] = ~0UL
@@ -82,7 +91,7 @@ enum dt_gate_mode dt_gate_get(void)
 static bool dt_gate_applies(void)
 {
 	lockdep_assert_held(&dt_gate_lock);
-	return dt_gate_mode != DT_GATE_OFF && dt_probe_armed();
+	return dt_gate_mode != DT_GATE_OFF && dt_gate_armed;
 }
 
 /*
@@ -118,10 +127,11 @@ void dt_gate_set(enum dt_gate_mode mode)
 	mutex_unlock(&dt_gate_lock);
 }
 
-/* The probe was armed or disarmed: tell the fork. */
-void dt_gate_update(void)
+/* The probe was armed or disarmed (state.c): tell the fork. */
+void dt_gate_set_armed(bool armed)
 {
 	mutex_lock(&dt_gate_lock);
+	dt_gate_armed = armed;
 	dt_gate_notify();
 	mutex_unlock(&dt_gate_lock);
 }

@@ -9,30 +9,7 @@
  */
 #include "dtracer.h"
 
-#include <linux/string.h>
 #include <linux/tracepoint.h>
-
-struct dt_tp_search {
-	const char *name;
-	struct tracepoint *tp;
-};
-
-static void dt_tp_match(struct tracepoint *tp, void *priv)
-{
-	struct dt_tp_search *s = priv;
-
-	if (!strcmp(tp->name, s->name))
-		s->tp = tp;
-}
-
-/* The kernel's tracepoint called name, or NULL. */
-struct tracepoint *dt_tracepoint_find(const char *name)
-{
-	struct dt_tp_search s = { .name = name };
-
-	for_each_kernel_tracepoint(dt_tp_match, &s);
-	return s.tp;
-}
 
 static void dt_on_fork(void *data, struct task_struct *parent,
 		       struct task_struct *child)

@@ -38,6 +38,8 @@ struct dt_sock *dt_sock_find(const struct sock *sk)
 {
 	struct dt_sock *ds;
 
+	RCU_LOCKDEP_WARN(!rcu_read_lock_any_held(),
+			 "socket lookup outside an RCU read-side section");
 	if (!atomic_read(&dt_nsocks))
 		return NULL;
 	hash_for_each_possible_rcu(dt_socks, ds, node, (unsigned long)sk)
@@ -56,6 +58,8 @@ struct dt_sock *dt_sock_get(const struct sock *sk)
 	struct dt_sock *ds, *fresh;
 	unsigned long irq;
 
+	RCU_LOCKDEP_WARN(!rcu_read_lock_any_held(),
+			 "socket lookup outside an RCU read-side section");
 	ds = dt_sock_find(sk);
 	if (ds)
 		return ds;
@@ -121,41 +125,6 @@ static void dt_socks_flush(void)
 	hash_for_each_safe(dt_socks, bkt, tmp, ds, node)
 		dt_sock_remove_locked(ds);
 	spin_unlock_irqrestore(&dt_socks_lock, irq);
-}
-
-void dt_tuple_from_sock(struct dt_tuple *t, const struct sock *sk)
-{
-	const struct inet_sock *inet = inet_sk(sk);
-
-	memset(t, 0, sizeof(*t));
-	t->family = sk->sk_family;
-	t->lport = inet->inet_sport;
-	t->rport = inet->inet_dport;
-#if IS_ENABLED(CONFIG_IPV6)
-	/* An IPv6 socket talking IPv4 (v4-mapped) is IPv4 on the wire. */
-	if (sk->sk_family == AF_INET6 &&
-	    !(ipv6_addr_v4mapped(&sk->sk_v6_rcv_saddr) &&
-	      ipv6_addr_v4mapped(&sk->sk_v6_daddr))) {
-		t->laddr = sk->sk_v6_rcv_saddr;
-		t->raddr = sk->sk_v6_daddr;
-		return;
-	}
-	t->family = AF_INET;
-#endif
-	t->laddr.s6_addr32[0] = inet->inet_saddr;
-	t->raddr.s6_addr32[0] = inet->inet_daddr;
-}
-
-/* "LOCAL REMOTE", each address:port, IPv6 addresses in brackets. */
-int dt_tuple_print(char *buf, size_t size, const struct dt_tuple *t)
-{
-	if (t->family == AF_INET6)
-		return snprintf(buf, size, "[%pI6c]:%u [%pI6c]:%u",
-				&t->laddr, ntohs(t->lport),
-				&t->raddr, ntohs(t->rport));
-	return snprintf(buf, size, "%pI4:%u %pI4:%u",
-			&t->laddr.s6_addr32[0], ntohs(t->lport),
-			&t->raddr.s6_addr32[0], ntohs(t->rport));
 }
 
 static int dt_on_destroy(struct kprobe *kp, struct pt_regs *regs)

@@ -2,10 +2,6 @@
 /*
  * Module-wide switches.
  *
- * dt_trace_active: non-zero while tracing is supposed to be active. It is
- * part of the original prototype's contract and exported for the
- * lttng-modules fork. It counts flagged threads (flags.c keeps it).
- *
  * probe: whether the packet hooks are armed. Arming registers, in order,
  * the socket table's destroy hook, ingress, egress; disarming undoes them
  * in reverse and then drops every socket entry. A failure on the way
@@ -15,11 +11,7 @@
  */
 #include "dtracer.h"
 
-#include <linux/export.h>
 #include <linux/mutex.h>
-
-atomic_t dt_trace_active = ATOMIC_INIT(0);
-EXPORT_SYMBOL_GPL(dt_trace_active);
 
 static DEFINE_MUTEX(dt_probe_lock);
 static bool dt_armed;
@@ -70,7 +62,7 @@ int dt_probe_set(bool arm)
 			dt_disarm();
 		if (!ret) {
 			WRITE_ONCE(dt_armed, arm);
-			dt_gate_update();
+			dt_gate_set_armed(arm);
 			pr_info("probe %s\n", arm ? "armed" : "disarmed");
 		}
 	}

@@ -245,6 +245,7 @@ void dt_syscalls_update(bool want)
 {
 	unsigned long irq;
 
+	lockdep_assert(dt_gate_lock_held());
 	if (!dt_sys_enter || !dt_sys_exit)
 		want = false;
 	if (want && !dt_hooked)
