@@ -1,0 +1,74 @@
+# Included by Makefile.am (non-recursive): the benchmarks, make bench.
+# ----------------------------------------------------------------------
+# Benchmarks: ratios measured side by side in one guest run (not tests)
+# ----------------------------------------------------------------------
+EXTRA_DIST += %reldir%/gate.sh %reldir%/guest-gate.sh %reldir%/merge.sh \
+	%reldir%/guest-merge.sh %reldir%/flight.sh %reldir%/guest-flight.sh \
+	%reldir%/net.sh %reldir%/guest-net.sh %reldir%/volume.sh %reldir%/guest-volume.sh \
+	%reldir%/scale.sh %reldir%/guest-scale.sh %reldir%/stats.sh \
+	%reldir%/insn.sh %reldir%/guest-insn.sh %reldir%/insn/dt-insn.c \
+	%reldir%/insn/dt-insn-mark.c %reldir%/insn/qemu-plugin-h.sh %reldir%/insn/profile.sh
+# Instruction counts (%reldir%/insn.sh): a QEMU TCG plugin, built against
+# the plugin header of Debian's QEMU source (downloaded, checksum-pinned,
+# by %reldir%/insn/qemu-plugin-h.sh), and the guests' marker program. Built
+# by make bench only.
+INSN_CFLAGS = -std=c11 -Wall -Wextra -Werror -O2
+%reldir%/insn/include/qemu-plugin.h: $(srcdir)/bench/insn/qemu-plugin-h.sh
+	$(AM_V_GEN)$(SHELL) $(srcdir)/bench/insn/qemu-plugin-h.sh %reldir%/insn/include
+%reldir%/insn/dt-insn.so: $(srcdir)/bench/insn/dt-insn.c %reldir%/insn/include/qemu-plugin.h
+	@$(MKDIR_P) %reldir%/insn
+	$(AM_V_CC)$(CC) $(INSN_CFLAGS) -fPIC -shared -Ibench/insn/include \
+		-o $@ $(srcdir)/bench/insn/dt-insn.c
+%reldir%/insn/dt-insn-mark: $(srcdir)/bench/insn/dt-insn-mark.c
+	@$(MKDIR_P) %reldir%/insn
+	$(AM_V_CC)$(CC) $(INSN_CFLAGS) -o $@ $(srcdir)/bench/insn/dt-insn-mark.c
+bench-insn: all tests/vm/config.sh $(vm_data) $(check_PROGRAMS) \
+		%reldir%/insn/dt-insn.so %reldir%/insn/dt-insn-mark
+	DT_SRCDIR='$(abs_top_srcdir)' DT_BUILDDIR='$(abs_top_builddir)' \
+		$(SHELL) $(srcdir)/bench/insn.sh
+# The stress test at the reliability issue's scale: 10,000 flagged
+# threads, 100,000 short connections (t-stress.sh in `make check` runs
+# 2,000 of each).
+stress: all tests/vm/config.sh $(vm_data) $(check_PROGRAMS)
+	DT_SRCDIR='$(abs_top_srcdir)' DT_BUILDDIR='$(abs_top_builddir)' \
+	DT_STRESS_THREADS=10000 DT_STRESS_CONNS=100000 \
+		$(SHELL) $(srcdir)/tests/kernel/t-stress.sh
+
+bench: all tests/vm/config.sh $(vm_data) $(check_PROGRAMS) \
+		%reldir%/insn/dt-insn.so %reldir%/insn/dt-insn-mark
+	DT_SRCDIR='$(abs_top_srcdir)' DT_BUILDDIR='$(abs_top_builddir)' \
+		$(SHELL) $(srcdir)/bench/insn.sh
+	DT_SRCDIR='$(abs_top_srcdir)' DT_BUILDDIR='$(abs_top_builddir)' \
+		$(SHELL) $(srcdir)/bench/gate.sh
+	DT_SRCDIR='$(abs_top_srcdir)' DT_BUILDDIR='$(abs_top_builddir)' \
+		$(SHELL) $(srcdir)/bench/merge.sh
+	DT_SRCDIR='$(abs_top_srcdir)' DT_BUILDDIR='$(abs_top_builddir)' \
+		$(SHELL) $(srcdir)/bench/flight.sh
+	DT_SRCDIR='$(abs_top_srcdir)' DT_BUILDDIR='$(abs_top_builddir)' \
+		$(SHELL) $(srcdir)/bench/net.sh
+	DT_SRCDIR='$(abs_top_srcdir)' DT_BUILDDIR='$(abs_top_builddir)' \
+		$(SHELL) $(srcdir)/bench/volume.sh
+	DT_SRCDIR='$(abs_top_srcdir)' DT_BUILDDIR='$(abs_top_builddir)' \
+		$(SHELL) $(srcdir)/bench/scale.sh
+
+clean-kbuild-links:
+	-@if [ "$(abs_srcdir)" != "$(abs_builddir)" ]; then \
+		for f in $(kbuild_links); do [ -L "$$f" ] && rm -f "$$f"; done; \
+	fi; true
+
+# make distcheck: a build of the tarball with a read-only source tree,
+# without the guest tests (its `make check` runs the unit and build
+# tests), reusing this build's extracted kernel headers, and installing
+# the modules under its own prefix.
+AM_DISTCHECK_CONFIGURE_FLAGS = --disable-vm-tests \
+	--with-kernel='$(KERNEL_BUILD)' --with-kernel-private='$(LM_PRIVATE)' \
+	--with-module-root="$$dc_install_base/root"
+
+# distclean: also what the build downloaded and what tests and the demo
+# wrote (the lttng-modules and linux-source downloads, guests' results).
+distclean-local:
+	-rm -rf $(LM_WORK) tests/out demo-out %reldir%/out tests/vm/build-debug \
+		%reldir%/insn/include
+
+.PHONY: demo bench bench-insn stress clean-dtracer clean-probes clean-lttng-modules \
+	clean-kbuild-links

@@ -1,0 +1,60 @@
+# Included by Makefile.am (non-recursive): what the guests boot, and
+# make check-debug.
+# What the guests boot: an initramfs, and a module tree holding the
+# kernel's modules plus ours with a modules.dep made here (depmod in a
+# guest under TCG takes a minute).
+VM_BUILD = %reldir%/build
+vm_data = $(VM_BUILD)/initramfs.cpio.gz $(VM_BUILD)/modtree.stamp \
+	$(VM_BUILD)/nginx.stamp
+check_DATA += %reldir%/config.sh
+if VM_TESTS
+check_DATA += $(vm_data)
+endif
+
+$(VM_BUILD)/initramfs.cpio.gz: $(srcdir)/tests/vm/mkinitramfs.sh \
+		$(srcdir)/tests/vm/initramfs-init
+	@$(MKDIR_P) $(VM_BUILD)
+	$(AM_V_GEN)$(SHELL) $(srcdir)/tests/vm/mkinitramfs.sh $@ \
+		'$(KERNEL_RELEASE)' '$(KERNEL_MODULES)' '$(BUSYBOX)' \
+		$(srcdir)/tests/vm/initramfs-init
+
+$(VM_BUILD)/modtree.stamp: $(srcdir)/tests/vm/mkmodtree.sh \
+		dtracer/dtracer.ko probes/lttng-probe-dtracer.ko \
+		$(LM_WORK)/built.stamp
+	@$(MKDIR_P) $(VM_BUILD)
+	$(AM_V_GEN)$(SHELL) $(srcdir)/tests/vm/mkmodtree.sh \
+		$(VM_BUILD)/modules '$(KERNEL_RELEASE)' '$(KERNEL_MODULES)' \
+		dtracer/dtracer.ko probes/lttng-probe-dtracer.ko $(LM_WORK)/src
+	@touch $@
+
+# ----------------------------------------------------------------------
+# make check-debug (not part of make check, nor of CI: the kernel takes
+# about 25 minutes the first time, the tests about three hours): the
+# kernel tests on a debug kernel, Debian's linux-source of the same
+# version with KASAN, lockdep, kmemleak and
+# DEBUG_ATOMIC_SLEEP (%reldir%/debug-kernel.config), built by
+# scripts/debug-kernel.sh at nice 19 into DT_DEBUG_KERNEL_CACHE (default
+# /var/cache/dtracer/debug-kernel, outside the clone, reused while the
+# source version and the fragment stay the same). %reldir%/check-debug.sh
+# builds dtracer.ko, the fork and lttng-probe-dtracer.ko against that
+# tree into %reldir%/build-debug/ (the normal build and %reldir%/build/
+# are left alone) and runs the tests there; any kernel report fails
+# (vm.sh's vm_log_problems with DT_VM_DEBUG=1). The script skips
+# t-view.sh, which boots no guest.
+# ----------------------------------------------------------------------
+EXTRA_DIST += %reldir%/debug-kernel.config \
+	%reldir%/check-debug.sh
+check-debug: %reldir%/config.sh $(check_PROGRAMS) $(bin_PROGRAMS) \
+		$(bt2plugin_LTLIBRARIES) $(VM_BUILD)/nginx.stamp
+	$(SHELL) $(srcdir)/scripts/debug-kernel.sh '$(KERNEL_HEADERS_PKG)'
+	DT_SRCDIR='$(abs_top_srcdir)' DT_BUILDDIR='$(abs_top_builddir)' \
+		BUSYBOX='$(BUSYBOX)' $(SHELL) $(srcdir)/tests/vm/check-debug.sh \
+		build $(dtracer_sources) $(probes_sources)
+	DT_SRCDIR='$(abs_top_srcdir)' DT_BUILDDIR='$(abs_top_builddir)' \
+		$(SHELL) $(srcdir)/tests/vm/check-debug.sh run \
+		$(DEBUG_TESTS)
+# make check-debug DEBUG_TESTS='tests/kernel/t-control.sh ...': a subset.
+DEBUG_TESTS = $(kernel_tests)
+clean-check-debug:
+	-rm -rf %reldir%/build-debug
+.PHONY: check-debug clean-check-debug
