@@ -3,7 +3,7 @@
 # test script with its shell, or a unit test binary) with a time limit,
 # so that a hang anywhere in it (a guest, `dtracer merge`, babeltrace2,
 # a unit test) becomes a failure of that test and the run goes on to
-# its end. Makefile.am's LOG_COMPILERs put every test under it.
+# its end. tests/local.mk's LOG_COMPILERs put every test under it.
 #
 # The test runs in a session of its own. Its output passes through as
 # it comes. When DT_TEST_LIMIT seconds (default 1500; scaled like the
