@@ -11,8 +11,9 @@
  *   hooks run in process, softirq and kprobe context, and irqsave is safe
  *   in all three without ever running softirqs on unlock.
  * - Lock order: dt_narrow_lock (syscalls.c), then dt_flags_lock, then
- *   dt_socks_lock, then a socket's lock.
- *   No code holds two of them today; keep it that way if you can.
+ *   dt_socks_lock, then a socket's lock. Only syscalls.c holds two of
+ *   them (dt_narrow_lock, then dt_flags_lock in dt_flags_set_narrowed());
+ *   keep it that way if you can.
  * - Mutexes (process context only): dt_probe_lock, then dt_gate_lock
  *   (under which syscalls.c registers its kretprobes and takes
  *   dt_narrow_lock);
@@ -21,6 +22,8 @@
  * - A function that must run under a lock asserts it (lockdep, or
  *   RCU_LOCKDEP_WARN for RCU); a lock static to one file that another
  *   must hold is asserted through a _held() helper (dt_gate_lock_held).
+ *   Without CONFIG_LOCKDEP (Debian's kernel) the asserts compile to
+ *   nothing, the calls to the _held() helpers included.
  */
 #ifndef _DTRACER_H
 #define _DTRACER_H
@@ -32,7 +35,6 @@
 
 #include <linux/types.h>
 #include <linux/atomic.h>
-#include <linux/in6.h>
 #include <linux/rcupdate.h>
 #include <linux/spinlock.h>
 
@@ -221,7 +223,7 @@ extern const char *const dt_gate_names[DT_GATE_COUNT];
 enum dt_gate_mode dt_gate_get(void);
 void dt_gate_set(enum dt_gate_mode mode);
 void dt_gate_set_armed(bool armed);
-bool dt_gate_lock_held(void);
+bool dt_gate_lock_held(void);	/* for lockdep_assert() in syscalls.c */
 bool dt_gate_attached(void);
 int dt_gate_attach(void (*changed)(bool on));
 void dt_gate_detach(void);

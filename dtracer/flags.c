@@ -67,7 +67,10 @@ EXPORT_SYMBOL_GPL(dt_trace_active);
 /*
  * syscalls.c narrowed the system call tracepoints to flagged threads:
  * a thread flagged gets SYSCALL_WORK_SYSCALL_TRACEPOINT, one unflagged
- * loses it. Written under dt_flags_lock (and syscalls.c's lock).
+ * loses it. Written under dt_flags_lock and syscalls.c's dt_narrow_lock
+ * (dt_flags_set_narrowed() takes the former; its only caller, syscalls.c's
+ * dt_apply(), asserts the latter: asserted here, it would make flags.c
+ * call back into syscalls.c).
  */
 static bool dt_narrowed;
 
@@ -163,7 +166,10 @@ bool dt_flagged(const struct task_struct *task)
 	return dt_flag_sender(task, NULL);
 }
 
-/* syscalls.c narrows (on) or widens the system call tracepoints. */
+/*
+ * syscalls.c narrows (on) or widens the system call tracepoints. Called
+ * under dt_narrow_lock (syscalls.c's dt_apply() asserts it).
+ */
 void dt_flags_set_narrowed(bool on)
 {
 	unsigned long irq;

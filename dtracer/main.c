@@ -2,12 +2,13 @@
 /*
  * dtracer: module init and exit, nothing else. Each concern lives in its
  * own file (see docs/architecture.md): flags.c (flagged threads),
- * lifecycle.c (fork/exit), sockets.c (marked ranges per socket),
- * egress.c (marking), ingress.c (detection, propagation), trust.c
- * (whose marks are honoured), state.c
- * (switches), gate.c (what LTTng records), syscalls.c (which threads
- * enter the system call tracepoints), events.c (tracepoints),
- * control.c (sysfs), stats.c, parse.c, ranges.c.
+ * lifecycle.c (fork/exit), tracepoints.c (the kernel's tracepoints by
+ * name), sockets.c (marked ranges per socket), tuple.c (a socket's
+ * addresses), egress.c (marking), ingress.c (detection, propagation),
+ * trust.c (whose marks are honoured), state.c (switches), gate.c (what
+ * LTTng records), syscalls.c (which threads enter the system call
+ * tracepoints), events.c (dtracer's tracepoints), control.c (sysfs),
+ * stats.c, parse.c, ranges.c.
  */
 #include "dtracer.h"
 

@@ -19,8 +19,6 @@
 #include <linux/rculist.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
-#include <net/inet_sock.h>
-#include <net/ipv6.h>
 #include <net/sock.h>
 #include <net/tcp_states.h>
 
@@ -33,7 +31,11 @@ static bool dt_socks_open;		/* under dt_socks_lock: armed */
 
 unsigned int dt_max_sockets = 4096;
 
-/* The entry of sk, or NULL. Caller holds rcu_read_lock(). */
+/*
+ * The entry of sk, or NULL. Caller is in an RCU read-side section:
+ * rcu_read_lock(), a netfilter hook, or preemption off (a kprobe,
+ * dt_socks_lock).
+ */
 struct dt_sock *dt_sock_find(const struct sock *sk)
 {
 	struct dt_sock *ds;
@@ -50,8 +52,9 @@ struct dt_sock *dt_sock_find(const struct sock *sk)
 
 /*
  * The entry of sk, made if needed: NULL (and counted) when the table is
- * full or memory is short, or when sk is closed. Caller holds
- * rcu_read_lock(); any context.
+ * full or memory is short, or when sk is closed. Caller is in an RCU
+ * read-side section (rcu_read_lock() or a netfilter hook), which keeps
+ * the entry returned; any context.
  */
 struct dt_sock *dt_sock_get(const struct sock *sk)
 {

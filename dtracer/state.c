@@ -8,6 +8,8 @@
  * undoes what was done: probe stays 0. Changes are serialised by
  * dt_probe_lock (process context only: registering hooks sleeps). The
  * gate follows the probe: with probe 0 LTTng records as stock (gate.c).
+ * This file tells the gate each change (dt_gate_set_armed(), under
+ * dt_probe_lock); the gate never asks.
  */
 #include "dtracer.h"
 

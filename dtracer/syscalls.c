@@ -37,8 +37,10 @@
  * preemption off) serialises the walks, and is taken before
  * dt_flags_lock. dt_narrowed is written under both, so that flags.c,
  * which reads it under dt_flags_lock, sets and clears bits consistently
- * with the walks. dt_syscalls_update() runs under dt_gate_lock (process
- * context: it registers and unregisters the kretprobes).
+ * with the walks. dt_syscalls_update() and dt_syscalls_set_probes() run
+ * under gate.c's dt_gate_lock (process context: the former registers and
+ * unregisters the kretprobes), asserted with dt_gate_lock_held(): the
+ * only call from this file into gate.c, and only with CONFIG_LOCKDEP.
  */
 #include "dtracer.h"
 
@@ -261,11 +263,15 @@ void dt_syscalls_update(bool want)
 	}
 }
 
-/* The fork's gated system call probes (NULL, NULL: none). */
+/*
+ * The fork's gated system call probes (NULL, NULL: none). Under
+ * dt_gate_lock.
+ */
 void dt_syscalls_set_probes(void *entry, void *exit)
 {
 	unsigned long irq;
 
+	lockdep_assert(dt_gate_lock_held());
 	spin_lock_irqsave(&dt_narrow_lock, irq);
 	dt_gated[0] = entry;
 	dt_gated[1] = exit;
