@@ -50,25 +50,3 @@ bench: all tests/vm/config.sh $(vm_data) $(check_PROGRAMS) \
 		$(SHELL) $(srcdir)/bench/volume.sh
 	DT_SRCDIR='$(abs_top_srcdir)' DT_BUILDDIR='$(abs_top_builddir)' \
 		$(SHELL) $(srcdir)/bench/scale.sh
-
-clean-kbuild-links:
-	-@if [ "$(abs_srcdir)" != "$(abs_builddir)" ]; then \
-		for f in $(kbuild_links); do [ -L "$$f" ] && rm -f "$$f"; done; \
-	fi; true
-
-# make distcheck: a build of the tarball with a read-only source tree,
-# without the guest tests (its `make check` runs the unit and build
-# tests), reusing this build's extracted kernel headers, and installing
-# the modules under its own prefix.
-AM_DISTCHECK_CONFIGURE_FLAGS = --disable-vm-tests \
-	--with-kernel='$(KERNEL_BUILD)' --with-kernel-private='$(LM_PRIVATE)' \
-	--with-module-root="$$dc_install_base/root"
-
-# distclean: also what the build downloaded and what tests and the demo
-# wrote (the lttng-modules and linux-source downloads, guests' results).
-distclean-local:
-	-rm -rf $(LM_WORK) tests/out demo-out %reldir%/out tests/vm/build-debug \
-		%reldir%/insn/include
-
-.PHONY: demo bench bench-insn stress clean-dtracer clean-probes clean-lttng-modules \
-	clean-kbuild-links
