@@ -126,6 +126,65 @@ static void socket_note(struct host *h, int32_t pid, int64_t fd, bool add)
 		g_hash_table_remove(h->sockets, &key);
 }
 
+guint rq_ctx_key_hash(gconstpointer k)
+{
+	const struct rq_ctx_key *c = k;
+
+	return g_int64_hash(&c->context) * 31 + (guint)c->tid;
+}
+
+gboolean rq_ctx_key_equal(gconstpointer a, gconstpointer b)
+{
+	const struct rq_ctx_key *x = a, *y = b;
+
+	return x->context == y->context && x->tid == y->tid;
+}
+
+/* The raw of context on h for tid (-1: the one that started it), or -1. */
+static int ctx_raw(struct host *h, uint64_t context, int32_t tid)
+{
+	struct rq_ctx_key k = { context, tid };
+
+	return GPOINTER_TO_INT(g_hash_table_lookup(h->contexts, &k)) - 1;
+}
+
+static void ctx_note(struct host *h, uint64_t context, int32_t tid, int ri)
+{
+	struct rq_ctx_key *k = g_new(struct rq_ctx_key, 1);
+
+	k->context = context;
+	k->tid = tid;
+	g_hash_table_replace(h->contexts, k, GINT_TO_POINTER(ri + 1));
+}
+
+/*
+ * A thread back to a request it left (an event loop reading the answer
+ * to the request's upstream call, after serving others): its span goes
+ * on, the time away counted as waiting. Returns whether it did.
+ */
+static bool resume_span(struct dt_rq_builder *b, struct host *h,
+			struct thread *t, const struct dt_rq_event *ev)
+{
+	int ri = ctx_raw(h, ev->context, ev->tid);
+	struct raw *r;
+
+	if (ri < 0 || !ev->context)
+		return false;
+	r = raw_at(b, ri);
+	if (ev->ts > r->end_ts) {
+		struct piece p = { r->end_ts, ev->ts, ST_BLOCKED,
+				   DT_RQ_BLOCK_OTHER };
+
+		g_array_append_val(r->pieces, p);
+	}
+	r->end = DT_RQ_END_OPEN;
+	r->end_ts = ev->ts;
+	t->open = ri;
+	t->since = ev->ts;
+	t->state = ev->ctx_tid == ev->tid ? ST_RUNNING : ST_UNKNOWN;
+	return true;
+}
+
 static int add_flag(struct dt_rq_builder *b, struct host *h, int hi,
 		    const struct dt_rq_event *ev)
 {
@@ -139,12 +198,17 @@ static int add_flag(struct dt_rq_builder *b, struct host *h, int hi,
 			raw_at(b, t->open)->flag = DT_RQ_FLAG_MANUAL;
 		return 0;
 	}
+	if (ev->reason == DT_RQ_FLAG_RESUMED && resume_span(b, h, t, ev))
+		return 0;
 	r.host = hi;
 	r.tid = ev->tid;
 	r.pid = ev->pid;
 	r.parent_tid = ev->parent;
-	r.flag = (unsigned)ev->reason <= DT_RQ_FLAG_INHERITED ?
+	r.flag = (unsigned)ev->reason <= DT_RQ_FLAG_RESUMED ?
 		 (enum dt_rq_flag_reason)ev->reason : DT_RQ_FLAG_MANUAL;
+	r.context = ev->context;
+	/* Another thread joining a request: a child of the one that began. */
+	r.origin = ev->context ? ctx_raw(h, ev->context, -1) : -1;
 	r.end = DT_RQ_END_OPEN;
 	r.start = r.end_ts = ev->ts;
 	r.flow = ev->flow;
@@ -156,6 +220,11 @@ static int add_flag(struct dt_rq_builder *b, struct host *h, int hi,
 	r.parent = r.link_send = -1;
 	g_array_append_val(b->raws, r);
 	t->open = (int)b->raws->len - 1;
+	if (r.context) {
+		if (r.flag == DT_RQ_FLAG_PROPAGATED)
+			ctx_note(h, r.context, -1, t->open);
+		ctx_note(h, r.context, r.tid, t->open);
+	}
 	t->since = ev->ts;
 	t->state = self ? ST_RUNNING : ST_UNKNOWN;
 	return 0;
@@ -165,20 +234,28 @@ static void add_unflag(struct dt_rq_builder *b, struct host *h,
 		       const struct dt_rq_event *ev)
 {
 	struct thread *t = thread_of(h, ev->tid);
+	int64_t end = ev->ts;
 	struct raw *r;
 
 	if (t->open < 0)
 		return;
-	rq_thread_to(b, t, ev->ts, t->state, t->block);
 	r = raw_at(b, t->open);
-	r->end_ts = ev->ts;
+	/* After a response the span ends with its last write. */
+	if (ev->reason == DT_RQ_END_RESPONSE && ev->idle_ns &&
+	    (int64_t)ev->idle_ns < ev->ts - r->start)
+		end = ev->ts - (int64_t)ev->idle_ns;
+	rq_thread_to(b, t, end, t->state, t->block);
+	r->end_ts = end;
 	if (t->sys) {	/* unflagged inside a syscall: up to the unflag */
-		struct sysrec s = { t->sys, t->sys_entry, ev->ts };
+		struct sysrec s = { t->sys, t->sys_entry, end };
 
 		g_array_append_val(r->sys, s);
 	}
-	r->end = (unsigned)ev->reason <= DT_RQ_END_UNLOADED ?
-		 (enum dt_rq_end_reason)ev->reason : DT_RQ_END_REMOVED;
+	if (ev->reason == DT_RQ_UNFLAG_SWITCHED)
+		r->end = DT_RQ_END_SWITCHED;
+	else
+		r->end = (unsigned)ev->reason <= DT_RQ_END_UNLOADED ?
+			 (enum dt_rq_end_reason)ev->reason : DT_RQ_END_REMOVED;
 	r->duration = ev->duration_ns;
 	t->open = -1;
 }

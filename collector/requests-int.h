@@ -37,6 +37,8 @@ struct raw {
 	int64_t start, end_ts;
 	uint64_t duration;
 	struct dt_flow flow;
+	uint64_t context;	/* the host's request number, 0: none */
+	int origin;		/* resumed: the raw that started the request */
 	GArray *pieces;		/* struct piece */
 	GArray *sys;		/* struct sysrec */
 	GArray *evts;		/* int64_t: the thread's own events */
@@ -77,8 +79,21 @@ struct host {
 	char *name;
 	GHashTable *threads;	/* tid -> struct thread */
 	GHashTable *sockets;	/* (pid << 32 | fd) -> 1 */
+	GHashTable *contexts;	/* struct rq_ctx_key -> raw index + 1 */
 	int64_t last_ts;
 };
+
+/*
+ * A request's raw span on a host, per thread: tid -1 is the one that
+ * started it (read the request).
+ */
+struct rq_ctx_key {
+	uint64_t context;
+	int32_t tid;
+};
+
+guint rq_ctx_key_hash(gconstpointer k);
+gboolean rq_ctx_key_equal(gconstpointer a, gconstpointer b);
 
 struct dt_rq_builder {
 	GPtrArray *hosts;	/* struct host */

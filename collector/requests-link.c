@@ -122,6 +122,8 @@ void rq_link_raws(struct finish *F)
 		else if (r->flag == DT_RQ_FLAG_INHERITED)
 			r->parent = span_at(F, r->host, r->parent_tid,
 					    r->start);
+		else if (r->flag == DT_RQ_FLAG_RESUMED)
+			r->parent = r->origin;
 		if (r->parent == (int)i)
 			r->parent = -1;
 	}

@@ -108,9 +108,14 @@ static int read_payload(const bt_event *e, const char *name,
 		ev->tid = (int32_t)v;
 		ev->pid = (int32_t)w;
 		ev->reason = (int)x;
+		/* context and idle_ns: absent from older dtracer's traces */
+		if (!dt_field_int(p, "context", &v))
+			ev->context = (uint64_t)v;
 		if (ev->kind == DT_RQ_EV_UNFLAG) {
 			if (!dt_field_int(p, "duration_ns", &v))
 				ev->duration_ns = (uint64_t)v;
+			if (!dt_field_int(p, "idle_ns", &v))
+				ev->idle_ns = (uint64_t)v;
 			return 0;
 		}
 		if (!dt_field_int(p, "parent", &v))

@@ -28,18 +28,18 @@
 const char *dt_rq_flag_reason_name(enum dt_rq_flag_reason r)
 {
 	static const char *const names[] = { "manual", "propagated",
-					     "inherited" };
+					     "inherited", "resumed" };
 
-	return (unsigned)r < 3 ? names[r] : "unknown";
+	return (unsigned)r < 4 ? names[r] : "unknown";
 }
 
 const char *dt_rq_end_reason_name(enum dt_rq_end_reason r)
 {
 	static const char *const names[] = { "removed", "exited", "response",
 					     "closed", "unloaded", "open",
-					     "request" };
+					     "request", "switched" };
 
-	return (unsigned)r < 7 ? names[r] : "unknown";
+	return (unsigned)r < 8 ? names[r] : "unknown";
 }
 
 const char *dt_rq_block_name(enum dt_rq_block b)
@@ -109,6 +109,7 @@ static void host_free(gpointer p)
 
 	g_hash_table_destroy(h->threads);
 	g_hash_table_destroy(h->sockets);
+	g_hash_table_destroy(h->contexts);
 	free(h->name);
 	free(h);
 }
@@ -166,6 +167,8 @@ int dt_rq_host(struct dt_rq_builder *b, const char *name)
 					   NULL, g_free);
 	h->sockets = g_hash_table_new_full(g_int64_hash, g_int64_equal,
 					   g_free, NULL);
+	h->contexts = g_hash_table_new_full(rq_ctx_key_hash, rq_ctx_key_equal,
+					    g_free, NULL);
 	g_ptr_array_add(b->hosts, h);
 	return (int)b->hosts->len - 1;
 }

@@ -29,6 +29,7 @@ enum dt_rq_flag_reason {
 	DT_RQ_FLAG_MANUAL = 0,
 	DT_RQ_FLAG_PROPAGATED = 1,
 	DT_RQ_FLAG_INHERITED = 2,
+	DT_RQ_FLAG_RESUMED = 3,	/* another thread joined the request */
 };
 
 /* dtracer_unflag's reasons, plus how a span can end without one. */
@@ -41,7 +42,12 @@ enum dt_rq_end_reason {
 	DT_RQ_END_OPEN = 5,	/* no unflag before the trace ended */
 	DT_RQ_END_REQUEST = 6,	/* a manual flag's request ended (its last
 				 * response arrived), the flag went on */
+	DT_RQ_END_SWITCHED = 7,	/* the thread turned to other work before
+				 * answering, and never came back */
 };
+
+/* dtracer_unflag's reason "switched", stored as DT_RQ_END_SWITCHED. */
+#define DT_RQ_UNFLAG_SWITCHED 5
 
 const char *dt_rq_flag_reason_name(enum dt_rq_flag_reason r);
 const char *dt_rq_end_reason_name(enum dt_rq_end_reason r);
@@ -186,6 +192,8 @@ struct dt_rq_event {
 	int reason;		/* flag/unflag reason */
 	int32_t parent;		/* flag: inherited from this tid */
 	uint64_t duration_ns;	/* unflag */
+	uint64_t context;	/* flag, unflag: the host's request number */
+	uint64_t idle_ns;	/* unflag (response): since its last write */
 	struct dt_flow flow;	/* flag (propagated), send, recv */
 	uint32_t seq, end_seq;	/* send, recv */
 	int32_t next_tid;	/* sched_switch */

@@ -11,9 +11,14 @@
  *   hooks run in process, softirq and kprobe context, and irqsave is safe
  *   in all three without ever running softirqs on unlock.
  * - Lock order: dt_narrow_lock (syscalls.c), then dt_flags_lock, then
- *   dt_socks_lock, then a socket's lock. Only syscalls.c holds two of
- *   them (dt_narrow_lock, then dt_flags_lock in dt_flags_set_narrowed());
- *   keep it that way if you can.
+ *   dt_socks_lock, then a socket's lock. Two places hold two of them:
+ *   syscalls.c (dt_narrow_lock, then dt_flags_lock in
+ *   dt_flags_set_narrowed()) and sockets.c (dt_socks_lock, then the
+ *   entry's lock, to take a removed entry's contexts); the packet paths
+ *   release a socket's lock before they call flags.c.
+ * - Contexts (context.c) are counted by references and freed by
+ *   kfree_rcu(): a pointer read under RCU may be used to the end of the
+ *   section, and kept beyond it only with dt_ctx_tryget().
  * - Mutexes (process context only): dt_probe_lock, then dt_gate_lock
  *   (under which syscalls.c registers its kretprobes and takes
  *   dt_narrow_lock);
@@ -35,6 +40,7 @@
 
 #include <linux/types.h>
 #include <linux/atomic.h>
+#include <linux/refcount.h>
 #include <linux/rcupdate.h>
 #include <linux/spinlock.h>
 
@@ -55,10 +61,14 @@ enum dt_stat {
 	DT_STAT_MARKS_SENT,		/* segments leaving with the mark */
 	DT_STAT_MARKS_RECEIVED,		/* trusted marked segments arriving */
 	DT_STAT_MARKS_UNTRUSTED,	/* ... from untrusted sources: ignored */
-	DT_STAT_PROPAGATIONS,		/* threads flagged by reading marks */
+	DT_STAT_PROPAGATIONS,		/* requests read: contexts started */
+	DT_STAT_RESUMES,		/* threads back to a request */
+	DT_STAT_SWITCHES,		/* contexts left for other work */
 	DT_STAT_INHERITS,		/* threads flagged at fork/clone */
 	DT_STAT_UNFLAGS,		/* flags dropped, for any reason */
-	DT_STAT_RESPONSES,		/* ... of which: response sent */
+	DT_STAT_RESPONSES,		/* responses started */
+	DT_STAT_EXPIRED,		/* ... then idle: response_idle_ms */
+	DT_STAT_UNSOLICITED,		/* marked responses nobody asked for */
 	DT_STAT_ANSWERS,		/* answers read by clients */
 	DT_STAT_DROP_THREADS,		/* flags not set: thread table full */
 	DT_STAT_DROP_RATE,		/* propagations over max_propagations */
@@ -85,6 +95,7 @@ const char *dt_stat_name(enum dt_stat s);
 enum dt_mem {
 	DT_MEM_THREADS,
 	DT_MEM_SOCKETS,
+	DT_MEM_CONTEXTS,
 	DT_MEM_COUNT
 };
 
@@ -105,19 +116,37 @@ void dt_mem_forget(enum dt_mem m);
 long dt_mem_read(enum dt_mem m);
 const char *dt_mem_name(enum dt_mem m);
 
-/* flags.c: the table of flagged threads. */
+/* context.c: the requests this host serves (see there). */
+struct dt_ctx {
+	refcount_t ref;
+	u64 id;				/* this host's number for it */
+	const struct sock *sk;		/* the request's socket */
+	struct dt_tuple tuple;		/* ... and its addresses */
+	bool dead;			/* the socket is gone */
+	struct rcu_head rcu;
+};
+
+struct dt_ctx *dt_ctx_new(const struct sock *sk);
+struct dt_ctx *dt_ctx_get(struct dt_ctx *c);
+bool dt_ctx_tryget(struct dt_ctx *c);
+void dt_ctx_put(struct dt_ctx *c);
+void dt_ctx_kill(struct dt_ctx *c);
+
+/* flags.c: the table of flagged threads, each in one context. */
 enum dt_reason {
 	DT_REASON_MANUAL = DTRACER_FLAG_MANUAL,		/* add_pid */
-	DT_REASON_PROPAGATED = DTRACER_FLAG_PROPAGATED,	/* read marked bytes */
+	DT_REASON_PROPAGATED = DTRACER_FLAG_PROPAGATED,	/* read a request */
 	DT_REASON_INHERITED = DTRACER_FLAG_INHERITED,	/* child of a flagged one */
+	DT_REASON_RESUMED = DTRACER_FLAG_RESUMED,	/* back to a context */
 };
 
 enum dt_unflag {
 	DT_UNFLAG_REMOVED = DTRACER_UNFLAG_REMOVED,	/* remove_pid */
 	DT_UNFLAG_EXITED = DTRACER_UNFLAG_EXITED,	/* the thread exited */
-	DT_UNFLAG_RESPONSE = DTRACER_UNFLAG_RESPONSE,	/* answered the request */
+	DT_UNFLAG_RESPONSE = DTRACER_UNFLAG_RESPONSE,	/* done after answering */
 	DT_UNFLAG_CLOSED = DTRACER_UNFLAG_CLOSED,	/* its socket went away */
 	DT_UNFLAG_UNLOADED = DTRACER_UNFLAG_UNLOADED,	/* module unloaded */
+	DT_UNFLAG_SWITCHED = DTRACER_UNFLAG_SWITCHED,	/* other work, unanswered */
 };
 
 /* Who wrote marked bytes, for dtracer_mark_send. */
@@ -125,6 +154,7 @@ struct dt_sender {
 	pid_t tid, pid;
 	enum dt_reason reason;
 	bool client;			/* flagged for no request of its own */
+	struct dt_ctx *ctx;		/* else its context (valid under RCU) */
 };
 
 /*
@@ -135,6 +165,7 @@ struct dt_sender {
 extern atomic_t dt_trace_active;
 extern unsigned int dt_max_threads;
 extern bool dt_inherit;
+extern unsigned int dt_response_idle_ms;
 unsigned int dt_flags_max_propagations(void);
 void dt_flags_set_max_propagations(unsigned int per_second);
 #define DT_HINT_BITS 10
@@ -144,8 +175,10 @@ bool dt_flagged(const struct task_struct *task);
 bool dt_flag_sender(const struct task_struct *task, struct dt_sender *by);
 int dt_flags_add(int *ids, int n);
 int dt_flags_remove(int *ids, int n);
-void dt_flags_propagate(struct task_struct *task, const struct sock *sk);
-void dt_flags_response(struct task_struct *task, const struct sock *sk);
+void dt_flags_enter(struct task_struct *task, struct dt_ctx *c,
+		    enum dt_reason reason);
+void dt_flags_leave(struct task_struct *task);
+void dt_flags_wrote(struct task_struct *task, const struct sock *sk);
 void dt_flags_socket_gone(const struct sock *sk);
 void dt_flags_fork(struct task_struct *parent, struct task_struct *child);
 void dt_flags_task_exit(struct task_struct *task);
@@ -165,12 +198,19 @@ void dt_lifecycle_exit(void);
 struct dt_sock {
 	struct hlist_node node;
 	const struct sock *sk;
-	spinlock_t lock;		/* guards sent, rcvd, writer */
+	spinlock_t lock;		/* guards all below */
 	struct dt_ranges sent;		/* marked bytes written, not acked */
+	struct dt_ranges sent_resp;	/* ... of which a response's */
 	struct dt_ranges rcvd;		/* marked bytes received, not read */
+	struct dt_ranges rcvd_resp;	/* ... of which a response's */
 	const struct task_struct *writer; /* writing marked bytes now */
 	u32 writer_start;		/* ... from this sequence number */
+	bool writer_resp;		/* ... a response */
+	bool peer_answers;		/* the peer marks its responses */
 	struct dt_sender sender;	/* the last flagged writer */
+	struct dt_ctx *served;		/* the request read here, traced */
+	struct dt_ctx *outstanding;	/* sent a request here, unanswered */
+	bool gone;			/* out of the table: keep nothing */
 	const struct task_struct *asker; /* a client awaiting an answer */
 	u64 asked_at;			/* ... since (monotonic ns) */
 	struct rcu_head rcu;
@@ -179,6 +219,8 @@ struct dt_sock {
 extern unsigned int dt_max_sockets;
 struct dt_sock *dt_sock_find(const struct sock *sk);
 struct dt_sock *dt_sock_get(const struct sock *sk);
+void dt_sock_set_ctx(struct dt_sock *ds, struct dt_ctx **slot,
+		     struct dt_ctx *c);
 extern atomic_t dt_nsocks;
 
 /* Sockets followed: read first thing on every packet and write. */
@@ -193,6 +235,7 @@ void dt_sockets_disarm(void);
 /* The mark in the TCP header (packet.h finds the header). */
 #define DT_MARK_BYTE 12		/* data offset and reserved bits */
 #define DT_MARK_BIT 0x08	/* the first reserved bit (never AE/NS) */
+#define DT_RESP_BIT 0x04	/* the second: the bytes are a response */
 
 /* egress.c: record marked writes, mark leaving segments. */
 int dt_egress_arm(void);
@@ -239,13 +282,14 @@ int dt_gate_syscall_probes(void *entry, void *exit);
 struct tcphdr;
 void dt_event_mark_send(const struct sk_buff *skb, u8 pf,
 			const struct tcphdr *th, u32 seq, u32 end,
-			const struct dt_sender *by);
+			const struct dt_sender *by, bool response);
 void dt_event_mark_recv(const struct sk_buff *skb, u8 pf,
-			const struct tcphdr *th, u32 seq, u32 end);
+			const struct tcphdr *th, u32 seq, u32 end,
+			bool response);
 void dt_event_flag(struct task_struct *task, enum dt_reason reason,
-		   pid_t parent, const struct dt_tuple *request);
+		   pid_t parent, const struct dt_ctx *c);
 void dt_event_unflag(struct task_struct *task, enum dt_unflag reason,
-		     u64 duration_ns, bool request);
+		     u64 duration_ns, const struct dt_ctx *c, u64 idle_ns);
 void dt_event_answer(struct task_struct *task, const struct sock *sk,
 		     u64 duration_ns);
 

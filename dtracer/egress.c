@@ -2,27 +2,41 @@
 /*
  * Egress: which bytes are marked, and marking the segments that carry them.
  *
- * 1. Recording (kretprobes on tcp_sendmsg_locked and do_tcp_sendpages,
- *    where the kernel has no tracepoint; both run with the socket locked
- *    by their caller). When a flagged thread writes, its socket's entry
- *    gets an open range from write_seq; the write's return closes it at
- *    the new write_seq. Segments sent meanwhile (from this very call,
- *    softirq or a timer) fall in the open range. When writers change
- *    between flagged and unflagged, the write queue's tail skb is closed
+ * 1. What a write is (kretprobes on tcp_sendmsg_locked and
+ *    do_tcp_sendpages, where the kernel has no tracepoint; both run with
+ *    the socket locked by their caller):
+ *    - a response, if the request read on the socket is a traced one
+ *      (its context, "served"): whoever writes it (the thread that read
+ *      it, an event loop coming back to it, a pool's worker) works for
+ *      that request from now on (flags.c, resumed);
+ *    - a request, if the writer is a client (add_pid), or works for a
+ *      request and the socket is one it connected (its local port was
+ *      not bound: not a listener's connection): the socket then keeps
+ *      the context as "outstanding", and ingress brings the thread that
+ *      reads the answer back to it;
+ *    - else nothing: a thread working for a request that writes on a
+ *      listener's connection whose request is not traced answers an
+ *      untraced request, and leaves its context; an unmarked write on a
+ *      connection with a request outstanding is a new, untraced request
+ *      there, and the outstanding one is forgotten.
+ *    A marked write gets an open range from write_seq, closed at the new
+ *    write_seq by the write's return. Segments sent meanwhile (from this
+ *    very call, softirq or a timer) fall in the open range. When the kind
+ *    of bytes changes between writes, the write queue's tail skb is closed
  *    for appending (the kernel's own MSG_EOR bit), so that no skb, and
- *    thus no TSO/GSO segment cut from it, mixes marked and unmarked
- *    bytes.
+ *    thus no TSO/GSO segment cut from it, mixes kinds.
  * 2. Marking (netfilter LOCAL_OUT, IPv4 and IPv6, last priority): a TCP
  *    segment of a followed socket whose bytes overlap a marked range gets
- *    the first reserved bit (0x08 of header byte 12). The header is made
- *    writable first and the checksum fixed whatever ip_summed is. The
- *    header is rebuilt at every transmission, so retransmissions are
- *    marked the same way; GSO copies the header into every segment.
- *    Each marked segment fires dtracer_mark_send with its addresses and
- *    sequence range, and the last flagged thread that wrote on the socket
- *    (the writer, unless another flagged thread wrote since).
- * 3. Response: a thread flagged by a request (propagated or inherited)
- *    that writes on the request's socket is unflagged after the write.
+ *    the first reserved bit (0x08 of header byte 12), and a response's
+ *    the second one too (0x04). The header is made writable first and the
+ *    checksum fixed whatever ip_summed is. The header is rebuilt at every
+ *    transmission, so retransmissions are marked the same way; GSO copies
+ *    the header into every segment. Each marked segment fires
+ *    dtracer_mark_send with its addresses, sequence range, kind and the
+ *    last flagged thread that wrote on the socket.
+ * 3. The response goes on: after a write on its request's socket a
+ *    thread's context notes the time (flags.c): its span ends with its
+ *    last write, whenever it turns to other work.
  * 4. A client's request (a thread flagged for no request of its own,
  *    writing on a socket with no request of its pending) starts: the
  *    socket's entry keeps the writer and the time, and ingress fires
@@ -58,55 +72,138 @@ static void dt_close_tail(struct sock *sk)
 		TCP_SKB_CB(skb)->eor = 1;
 }
 
+enum dt_kind {
+	DT_UNMARKED,
+	DT_REQUEST,
+	DT_RESPONSE,
+};
+
 /* Ends the open range at end. Under ds->lock. */
 static void dt_writer_close(struct dt_sock *ds, u32 end)
 {
 	lockdep_assert_held(&ds->lock);
 	if (!ds->writer)
 		return;
-	if (dt_ranges_add(&ds->sent, ds->writer_start, end))
+	if (dt_ranges_add(ds->writer_resp ? &ds->sent_resp : &ds->sent,
+			  ds->writer_start, end))
 		dt_stat_inc(DT_STAT_DROP_RANGES);
 	ds->writer = NULL;
 }
 
-/*
- * Before a write on sk (locked by the caller): open a marked range if the
- * writer is flagged, keep marked and unmarked bytes in different skbs.
- * A flagged writer whose socket cannot be followed (table full, counted)
- * writes unmarked bytes.
- */
-static void dt_send_begin(struct sock *sk, const struct dt_sender *by)
+/* The kind of the bytes that end at seq, the write queue's tail. */
+static enum dt_kind dt_tail_kind(const struct dt_sock *ds, u32 seq)
 {
-	bool flagged = by;
+	u32 last;
+
+	lockdep_assert_held(&ds->lock);
+	if (dt_ranges_last_end(&ds->sent_resp, &last) && last == seq)
+		return DT_RESPONSE;
+	if (dt_ranges_last_end(&ds->sent, &last) && last == seq)
+		return DT_REQUEST;
+	return DT_UNMARKED;
+}
+
+/*
+ * A socket whose local port was bound by its program (a listener's, which
+ * the connections it accepts inherit) is one where this host serves; one
+ * whose port the kernel picked at connect() is one where it asks. A
+ * client that binds its port before connect() looks like a server here.
+ */
+static bool dt_serving_side(const struct sock *sk)
+{
+	return sk->sk_userlocks & SOCK_BINDPORT_LOCK;
+}
+
+/*
+ * What current's write on sk is (see the file comment): by, its flag
+ * (NULL if none); served, the traced request read on sk (NULL if none).
+ */
+static enum dt_kind dt_send_kind(const struct sock *sk,
+				 const struct dt_sender *by,
+				 const struct dt_ctx *served)
+{
+	if (by && by->client)
+		return DT_REQUEST;
+	if (served)
+		return DT_RESPONSE;
+	if (by && !dt_serving_side(sk))
+		return DT_REQUEST;
+	return DT_UNMARKED;
+}
+
+/* Under ds->lock: current writes bytes of kind from seq. */
+static void dt_writer_open(struct dt_sock *ds, u32 seq, enum dt_kind kind,
+			   const struct dt_sender *by)
+{
+	lockdep_assert_held(&ds->lock);
+	ds->writer = current;
+	ds->writer_start = seq;
+	ds->writer_resp = kind == DT_RESPONSE;
+	if (kind == DT_RESPONSE && !(by && by->ctx == ds->served)) {
+		/* A thread joining the request: resumed. */
+		ds->sender.tid = task_pid_nr(current);
+		ds->sender.pid = task_tgid_nr(current);
+		ds->sender.reason = DT_REASON_RESUMED;
+		ds->sender.client = false;
+	} else {
+		ds->sender = *by;
+	}
+	if (kind == DT_REQUEST && by->client && !ds->asker) {
+		/* A client's request starts: ingress ends it at the answer. */
+		ds->asker = current;
+		ds->asked_at = ktime_get_ns();
+	}
+}
+
+/*
+ * Before a write on sk (locked by the caller) by current, flagged as by
+ * says (NULL: not flagged): records what its bytes are, keeps kinds of
+ * bytes in different skbs, and moves current to the request it works for
+ * (flags.c). Returns whether the write's return must be seen. A write
+ * that should be marked on a socket that cannot be followed (table
+ * full, counted) is unmarked. Under RCU (the contexts read stay valid).
+ */
+static bool dt_send_begin(struct sock *sk, const struct dt_sender *by)
+{
 	struct tcp_sock *tp = tcp_sk(sk);
+	struct dt_ctx *served;
 	struct dt_sock *ds;
+	enum dt_kind kind;
 	unsigned long irq;
-	bool tail_marked;
-	u32 seq, last;
+	u32 seq, una;
 
 	sock_owned_by_me(sk);
-	ds = flagged ? dt_sock_get(sk) : dt_sock_find(sk);
-	if (!ds)
-		return;
+	ds = dt_sock_find(sk);
+	if (!ds && dt_send_kind(sk, by, NULL) != DT_UNMARKED)
+		ds = dt_sock_get(sk);
+	if (!ds) {
+		if (by && !by->client)
+			dt_flags_leave(current);
+		return false;
+	}
 	seq = READ_ONCE(tp->write_seq);
+	una = READ_ONCE(tp->snd_una);
 	spin_lock_irqsave(&ds->lock, irq);
-	dt_ranges_prune(&ds->sent, READ_ONCE(tp->snd_una));
+	dt_ranges_prune(&ds->sent, una);
+	dt_ranges_prune(&ds->sent_resp, una);
 	/* A writer that slept in sendmsg (socket unlocked) wrote up to here. */
 	dt_writer_close(ds, seq);
-	tail_marked = dt_ranges_last_end(&ds->sent, &last) && last == seq;
-	if (flagged) {
-		ds->writer = current;
-		ds->writer_start = seq;
-		ds->sender = *by;
-		/* A client's request starts: ingress ends it at the answer. */
-		if (by->client && !ds->asker) {
-			ds->asker = current;
-			ds->asked_at = ktime_get_ns();
-		}
-	}
-	if (flagged != tail_marked)
+	served = ds->served;
+	kind = dt_send_kind(sk, by, served);
+	if (kind != dt_tail_kind(ds, seq))
 		dt_close_tail(sk);
+	if (kind != DT_UNMARKED)
+		dt_writer_open(ds, seq, kind, by);
+	if (kind == DT_REQUEST && !by->client)
+		dt_sock_set_ctx(ds, &ds->outstanding, by->ctx);
+	else if (kind == DT_UNMARKED)
+		dt_sock_set_ctx(ds, &ds->outstanding, NULL);
 	spin_unlock_irqrestore(&ds->lock, irq);
+	if (kind == DT_RESPONSE && !(by && by->ctx == served))
+		dt_flags_enter(current, served, DT_REASON_RESUMED);
+	else if (kind == DT_UNMARKED && by && !by->client)
+		dt_flags_leave(current);
+	return kind != DT_UNMARKED;
 }
 
 static int dt_send_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
@@ -114,20 +211,19 @@ static int dt_send_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 	struct dt_send_ctx *ctx = (void *)ri->data;
 	struct sock *sk = (void *)regs_get_kernel_argument(regs, 0);
 	struct dt_sender by;
-	bool flagged;
+	bool flagged, marked;
 
 	/* Nothing flagged, nothing followed: the usual case, no call. */
 	if (!atomic_read(&dt_trace_active) && !dt_socks_count())
 		return 1;
-	flagged = dt_flag_sender(current, &by);
-	if (!flagged && !dt_socks_count())
-		return 1;
 	rcu_read_lock();
-	dt_send_begin(sk, flagged ? &by : NULL);
+	flagged = dt_flag_sender(current, &by);
+	marked = (flagged || dt_socks_count()) &&
+		 dt_send_begin(sk, flagged ? &by : NULL);
 	rcu_read_unlock();
 	ctx->sk = sk;
-	/* Only flagged writes need the return: close the range, unflag. */
-	return !flagged;
+	/* Only marked writes need the return: close the range. */
+	return !marked;
 }
 
 static int dt_send_return(struct kretprobe_instance *ri, struct pt_regs *regs)
@@ -146,7 +242,7 @@ static int dt_send_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 		spin_unlock_irqrestore(&ds->lock, irq);
 	}
 	rcu_read_unlock();
-	dt_flags_response(current, sk);
+	dt_flags_wrote(current, sk);
 	return 0;
 }
 
@@ -169,29 +265,35 @@ static void dt_send_probe_init(struct kretprobe *rp, const char *symbol)
 }
 
 /*
- * Whether the bytes [seq, end) of sk include marked ones; if so, by is
- * the last flagged thread that wrote on sk.
+ * What the bytes [seq, end) of sk are: a response's, a request's, or
+ * unmarked; if marked, by is the last flagged thread that wrote on sk.
  */
-static bool dt_segment_marked(const struct sock *sk, u32 seq, u32 end,
-			      struct dt_sender *by)
+static enum dt_kind dt_segment_kind(const struct sock *sk, u32 seq, u32 end,
+				    struct dt_sender *by)
 {
+	enum dt_kind kind = DT_UNMARKED;
 	struct dt_sock *ds;
 	unsigned long irq;
-	bool mark;
+	bool open;
 
 	ds = dt_sock_find(sk);
 	if (!ds)
-		return false;
+		return DT_UNMARKED;
 	spin_lock_irqsave(&ds->lock, irq);
-	mark = dt_ranges_overlap(&ds->sent, seq, end) ||
-	       (ds->writer && dt_seq_before(ds->writer_start, end));
+	open = ds->writer && dt_seq_before(ds->writer_start, end);
+	if (dt_ranges_overlap(&ds->sent_resp, seq, end) ||
+	    (open && ds->writer_resp))
+		kind = DT_RESPONSE;
+	else if (dt_ranges_overlap(&ds->sent, seq, end) || open)
+		kind = DT_REQUEST;
 	*by = ds->sender;
 	spin_unlock_irqrestore(&ds->lock, irq);
-	return mark;
+	return kind;
 }
 
-/* Sets the mark in the TCP header at thoff, fixing the checksum. */
-static bool dt_set_mark(struct sk_buff *skb, unsigned int thoff)
+/* Sets the mark (and a response's) at thoff, fixing the checksum. */
+static bool dt_set_mark(struct sk_buff *skb, unsigned int thoff,
+			enum dt_kind kind)
 {
 	struct tcphdr *th;
 	__be16 *word, old;
@@ -203,7 +305,8 @@ static bool dt_set_mark(struct sk_buff *skb, unsigned int thoff)
 	th = (struct tcphdr *)(skb->data + thoff);
 	word = (__be16 *)((u8 *)th + DT_MARK_BYTE);
 	old = *word;
-	((u8 *)th)[DT_MARK_BYTE] |= DT_MARK_BIT;
+	((u8 *)th)[DT_MARK_BYTE] |= DT_MARK_BIT |
+				    (kind == DT_RESPONSE ? DT_RESP_BIT : 0);
 	inet_proto_csum_replace2(&th->check, skb, old, *word, false);
 	dt_stat_inc(DT_STAT_MARKS_SENT);
 	return true;
@@ -216,6 +319,7 @@ static unsigned int dt_egress_hook(void *priv, struct sk_buff *skb,
 	struct tcphdr _th;
 	const struct tcphdr *th;
 	struct dt_sender by;
+	enum dt_kind kind;
 	int thoff, len;
 	u32 seq;
 
@@ -232,12 +336,14 @@ static unsigned int dt_egress_hook(void *priv, struct sk_buff *skb,
 	if (len <= 0 || ((const u8 *)th)[DT_MARK_BYTE] & DT_MARK_BIT)
 		return NF_ACCEPT;
 	seq = ntohl(th->seq);
-	if (!dt_segment_marked(sk, seq, seq + len, &by))
+	kind = dt_segment_kind(sk, seq, seq + len, &by);
+	if (kind == DT_UNMARKED)
 		return NF_ACCEPT;
 	if (th != &_th)		/* marking may move the header */
 		th = memcpy(&_th, th, sizeof(_th));
-	if (dt_set_mark(skb, thoff))
-		dt_event_mark_send(skb, state->pf, th, seq, seq + len, &by);
+	if (dt_set_mark(skb, thoff, kind))
+		dt_event_mark_send(skb, state->pf, th, seq, seq + len, &by,
+				   kind == DT_RESPONSE);
 	return NF_ACCEPT;
 }
 

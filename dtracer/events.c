@@ -59,46 +59,50 @@ static void dt_addrs_from_peer(struct dtracer_addrs *a,
 
 void dt_event_mark_send(const struct sk_buff *skb, u8 pf,
 			const struct tcphdr *th, u32 seq, u32 end,
-			const struct dt_sender *by)
+			const struct dt_sender *by, bool response)
 {
 	struct dtracer_addrs a;
 
 	if (!trace_dtracer_mark_send_enabled())
 		return;
 	dt_addrs_from_skb(&a, skb, pf, th);
-	trace_dtracer_mark_send(&a, seq, end, by->tid, by->pid, by->reason);
+	trace_dtracer_mark_send(&a, seq, end, by->tid, by->pid, by->reason,
+				response);
 }
 
 void dt_event_mark_recv(const struct sk_buff *skb, u8 pf,
-			const struct tcphdr *th, u32 seq, u32 end)
+			const struct tcphdr *th, u32 seq, u32 end,
+			bool response)
 {
 	struct dtracer_addrs a;
 
 	if (!trace_dtracer_mark_recv_enabled())
 		return;
 	dt_addrs_from_skb(&a, skb, pf, th);
-	trace_dtracer_mark_recv(&a, seq, end);
+	trace_dtracer_mark_recv(&a, seq, end, response);
 }
 
+/* c: the request served (its addresses, its number), NULL: a client. */
 void dt_event_flag(struct task_struct *task, enum dt_reason reason,
-		   pid_t parent, const struct dt_tuple *request)
+		   pid_t parent, const struct dt_ctx *c)
 {
+	static const struct dt_tuple none;
 	struct dtracer_addrs a;
 
 	if (!trace_dtracer_flag_enabled())
 		return;
-	dt_addrs_from_peer(&a, request);
+	dt_addrs_from_peer(&a, c ? &c->tuple : &none);
 	trace_dtracer_flag(task_pid_nr(task), task_tgid_nr(task), reason,
-			   parent, &a);
+			   parent, &a, c ? c->id : 0);
 }
 
 void dt_event_unflag(struct task_struct *task, enum dt_unflag reason,
-		     u64 duration_ns, bool request)
+		     u64 duration_ns, const struct dt_ctx *c, u64 idle_ns)
 {
 	if (!trace_dtracer_unflag_enabled())
 		return;
 	trace_dtracer_unflag(task_pid_nr(task), task_tgid_nr(task), reason,
-			     duration_ns, request);
+			     duration_ns, !!c, c ? c->id : 0, idle_ns);
 }
 
 void dt_event_answer(struct task_struct *task, const struct sock *sk,

@@ -4,6 +4,17 @@
  * and why. Keyed by task_struct; lookups are RCU, writers hold
  * dt_flags_lock (irqsave, see dtracer.h).
  *
+ * A thread is in one context at a time (context.c): the request it works
+ * for now. Reading a request moves it to that request's context; reading
+ * the answer to a context's upstream request, or writing on a traced
+ * request's socket, moves it back to that context (resumed); turning to
+ * untraced work (reading unmarked bytes, answering an untraced request)
+ * takes it out (switched, or response once it has written its
+ * response). Clients (add_pid, and their children) have no context and
+ * stay flagged whatever they read or write. A thread that answered and
+ * then does nothing on TCP for response_idle_ms leaves too (a sweep,
+ * counted in expired): the end of a keep-alive server thread's response.
+ *
  * An entry never outlives its task: dt_flags_task_exit() (the
  * sched_process_exit tracepoint) removes it under dt_flags_lock, and every
  * insertion checks PF_EXITING under the same lock. PF_EXITING is set
@@ -31,6 +42,7 @@
 #include <linux/export.h>
 #include <linux/hash.h>
 #include <linux/hashtable.h>
+#include <linux/moduleparam.h>
 #include <linux/pid.h>
 #include <linux/ratelimit.h>
 #include <linux/rculist.h>
@@ -41,16 +53,17 @@
 #include <linux/spinlock.h>
 #include <linux/thread_info.h>
 #include <linux/timekeeping.h>
+#include <linux/workqueue.h>
 
 struct dt_flag {
 	struct hlist_node node;		/* in dt_flags, by task */
-	struct hlist_node by_sk;	/* in dt_flags_by_sk if sk */
+	struct hlist_node by_sk;	/* in dt_flags_by_sk if ctx */
 	struct task_struct *task;
 	enum dt_reason reason;
 	pid_t parent;			/* inherited: the parent's tid */
-	const struct sock *sk;		/* the request's socket, or NULL */
-	struct dt_tuple tuple;		/* ... and its addresses */
+	struct dt_ctx *ctx;		/* its request (a reference), or NULL */
 	u64 since;			/* flagged at (monotonic ns) */
+	u64 wrote;			/* last write of the response, 0: none */
 	struct rcu_head rcu;
 };
 
@@ -104,6 +117,15 @@ static void dt_hint_put(const struct task_struct *task)
 unsigned int dt_max_threads = 4096;
 bool dt_inherit = true;
 
+unsigned int dt_response_idle_ms = 1000;
+module_param_named(response_idle_ms, dt_response_idle_ms, uint, 0644);
+MODULE_PARM_DESC(response_idle_ms,
+		 "a thread that answered and then did nothing on TCP for this long leaves the request (0: never)");
+
+static void dt_expire(struct work_struct *work);
+static DECLARE_DELAYED_WORK(dt_expire_work, dt_expire);
+static bool dt_expire_stopped;		/* under dt_flags_lock: module exit */
+
 #define DT_PROPAGATIONS_DEFAULT 1000	/* per second */
 static struct ratelimit_state dt_propagation_rate =
 	RATELIMIT_STATE_INIT_FLAGS(dt_propagation_rate, HZ,
@@ -146,7 +168,9 @@ bool dt_flag_sender(const struct task_struct *task, struct dt_sender *by)
 	struct dt_flag *f;
 	bool found;
 
-	if (!atomic_read(&dt_trace_active))
+	/* The gate's hint: a clear bit says "not flagged" without a lookup. */
+	if (!atomic_read(&dt_trace_active) ||
+	    !test_bit(hash_ptr(task, DT_HINT_BITS), dt_flags_hint))
 		return false;
 	rcu_read_lock();
 	f = dt_flag_find(task);
@@ -155,7 +179,8 @@ bool dt_flag_sender(const struct task_struct *task, struct dt_sender *by)
 		by->tid = task_pid_nr(f->task);
 		by->pid = task_tgid_nr(f->task);
 		by->reason = f->reason;
-		by->client = !f->sk;
+		by->client = !f->ctx;
+		by->ctx = f->ctx;
 	}
 	rcu_read_unlock();
 	return found;
@@ -195,8 +220,8 @@ static void dt_flag_insert_locked(struct dt_flag *f)
 	f->since = ktime_get_ns();
 	dt_hint_get(f->task);
 	hash_add_rcu(dt_flags, &f->node, (unsigned long)f->task);
-	if (f->sk)
-		hash_add(dt_flags_by_sk, &f->by_sk, (unsigned long)f->sk);
+	if (f->ctx)
+		hash_add(dt_flags_by_sk, &f->by_sk, (unsigned long)f->ctx->sk);
 	if (dt_narrowed) {
 		/* After the insertion: see dt_walk_narrow(). */
 		smp_mb__before_atomic();
@@ -204,14 +229,27 @@ static void dt_flag_insert_locked(struct dt_flag *f)
 	}
 	dt_nflags++;
 	atomic_inc(&dt_trace_active);
-	dt_event_flag(f->task, f->reason, f->parent, &f->tuple);
+	dt_event_flag(f->task, f->reason, f->parent, f->ctx);
 }
 
+/*
+ * Removes f: why, unless a thread that wrote its response leaves its
+ * context for other work or with the socket (then "response", and the
+ * event says how long ago the last write was).
+ */
 static void dt_flag_remove_locked(struct dt_flag *f, enum dt_unflag why)
 {
+	u64 now = ktime_get_ns(), idle = 0;
+
 	lockdep_assert_held(&dt_flags_lock);
+	if (f->wrote && (why == DT_UNFLAG_SWITCHED || why == DT_UNFLAG_CLOSED))
+		why = DT_UNFLAG_RESPONSE;
+	if (why == DT_UNFLAG_RESPONSE && f->wrote)
+		idle = now - f->wrote;
+	else if (why == DT_UNFLAG_SWITCHED)
+		dt_stat_inc(DT_STAT_SWITCHES);
 	hash_del_rcu(&f->node);
-	if (f->sk)
+	if (f->ctx)
 		hash_del(&f->by_sk);
 	if (dt_narrowed)
 		clear_task_syscall_work(f->task, SYSCALL_TRACEPOINT);
@@ -219,7 +257,8 @@ static void dt_flag_remove_locked(struct dt_flag *f, enum dt_unflag why)
 	dt_nflags--;
 	atomic_dec(&dt_trace_active);
 	dt_stat_inc(DT_STAT_UNFLAGS);
-	dt_event_unflag(f->task, why, ktime_get_ns() - f->since, f->sk);
+	dt_event_unflag(f->task, why, now - f->since, f->ctx, idle);
+	dt_ctx_put(f->ctx);
 	dt_mem_free_rcu(DT_MEM_THREADS, f, rcu);
 }
 
@@ -343,9 +382,11 @@ int dt_flags_add(int *ids, int n)
 			/* Now flagged by hand: only remove_pid ends it. */
 			fresh[i]->since = old->since;
 			hlist_replace_rcu(&old->node, &fresh[i]->node);
+			if (old->ctx)
+				hash_del(&old->by_sk);
+			dt_ctx_put(old->ctx);
 			dt_mem_free_rcu(DT_MEM_THREADS, old, rcu);
-			dt_event_flag(tasks[i], DT_REASON_MANUAL, 0,
-				      &fresh[i]->tuple);
+			dt_event_flag(tasks[i], DT_REASON_MANUAL, 0, NULL);
 		} else {
 			dt_flag_insert_locked(fresh[i]);
 		}
@@ -390,9 +431,9 @@ int dt_flags_remove(int *ids, int n)
 }
 
 /*
- * Inserts f for a thread flagged by the kernel itself (propagation,
- * inheritance): dropped and counted when the table is full or the thread
- * is exiting. Any context.
+ * Inserts f for a thread flagged by the kernel itself (inheritance):
+ * dropped and counted when the table is full or the thread is exiting.
+ * Any context.
  */
 static bool dt_flag_insert(struct dt_flag *f)
 {
@@ -404,71 +445,181 @@ static bool dt_flag_insert(struct dt_flag *f)
 		/* Exiting, or flagged meanwhile: nothing to do. */
 	} else if (dt_nflags >= READ_ONCE(dt_max_threads)) {
 		dt_stat_inc(DT_STAT_DROP_THREADS);
-	} else if (f->reason == DT_REASON_PROPAGATED &&
-		   !__ratelimit(&dt_propagation_rate)) {
-		dt_stat_inc(DT_STAT_DROP_RATE);
 	} else {
 		dt_flag_insert_locked(f);
 		done = true;
 	}
 	spin_unlock_irqrestore(&dt_flags_lock, irq);
-	if (!done)
+	if (!done) {
+		dt_ctx_put(f->ctx);
 		dt_mem_free(DT_MEM_THREADS, f);
+	}
 	return done;
 }
 
-/*
- * task read marked bytes from sk: flag it, unless it already is (or the
- * table is full, or max_propagations were flagged this second).
- */
-void dt_flags_propagate(struct task_struct *task, const struct sock *sk)
+/* Whether task's entry is already in c, or a client's (which stays). */
+static bool dt_flags_staying(const struct task_struct *task,
+			     const struct dt_ctx *c)
 {
 	struct dt_flag *f;
+	bool stay;
 
-	if (dt_flagged(task))
+	if (!atomic_read(&dt_trace_active))
+		return false;
+	rcu_read_lock();
+	f = dt_flag_find(task);
+	stay = f && (!f->ctx || f->ctx == c);
+	rcu_read_unlock();
+	return stay;
+}
+
+/*
+ * Under dt_flags_lock: may task, whose entry is old (or NULL), move to c?
+ * Not if it stays (a client, or in c already), is exiting, c's socket is
+ * gone, the table is full, or (a new request) max_propagations were
+ * flagged this second; the last two are counted.
+ */
+static bool dt_flags_may_enter_locked(struct task_struct *task,
+				      struct dt_flag *old, struct dt_ctx *c,
+				      enum dt_reason reason)
+{
+	lockdep_assert_held(&dt_flags_lock);
+	if (old && (!old->ctx || old->ctx == c))
+		return false;
+	if (READ_ONCE(task->flags) & PF_EXITING || READ_ONCE(c->dead))
+		return false;
+	if (!old && dt_nflags >= READ_ONCE(dt_max_threads)) {
+		dt_stat_inc(DT_STAT_DROP_THREADS);
+		return false;
+	}
+	if (reason == DT_REASON_PROPAGATED &&
+	    !__ratelimit(&dt_propagation_rate)) {
+		dt_stat_inc(DT_STAT_DROP_RATE);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * task works for c from now on: propagated (it read c's request) or
+ * resumed (it read the answer to c's upstream request, or writes c's
+ * response). It leaves the context it was in. A client stays a client.
+ * Any context.
+ */
+void dt_flags_enter(struct task_struct *task, struct dt_ctx *c,
+		    enum dt_reason reason)
+{
+	struct dt_flag *f, *old;
+	unsigned long irq;
+
+	if (dt_flags_staying(task, c))
 		return;
 	f = dt_mem_zalloc(DT_MEM_THREADS, sizeof(*f), GFP_ATOMIC);
 	if (!f) {
 		dt_stat_inc(DT_STAT_DROP_NOMEM);
 		return;
 	}
-	f->task = task;
-	f->reason = DT_REASON_PROPAGATED;
-	f->sk = sk;
-	dt_tuple_from_sock(&f->tuple, sk);
-	if (dt_flag_insert(f))
-		dt_stat_inc(DT_STAT_PROPAGATIONS);
-}
-
-/* Removes task's flag if its reason is sk (and not add_pid). */
-static bool dt_flags_drop_for(struct task_struct *task, const struct sock *sk)
-{
-	struct dt_flag *f;
-	unsigned long irq;
-	bool done = false;
-
 	spin_lock_irqsave(&dt_flags_lock, irq);
-	f = dt_flag_find(task);
-	if (f && f->sk == sk && f->reason != DT_REASON_MANUAL) {
-		dt_flag_remove_locked(f, DT_UNFLAG_RESPONSE);
-		done = true;
+	old = dt_flag_find(task);
+	if (dt_flags_may_enter_locked(task, old, c, reason) &&
+	    dt_ctx_tryget(c)) {
+		if (old)
+			dt_flag_remove_locked(old, DT_UNFLAG_SWITCHED);
+		f->task = task;
+		f->reason = reason;
+		f->ctx = c;
+		dt_flag_insert_locked(f);
+		dt_stat_inc(reason == DT_REASON_PROPAGATED ?
+			    DT_STAT_PROPAGATIONS : DT_STAT_RESUMES);
+		f = NULL;
 	}
 	spin_unlock_irqrestore(&dt_flags_lock, irq);
-	return done;
+	dt_mem_free(DT_MEM_THREADS, f);
 }
 
 /*
- * task sent on sk: if that answers the request it was flagged for, unflag.
- * Called after the writes of flagged threads only (egress.c), so no
- * lockless look first: one lookup, under the lock.
+ * task turned to work for no traced request: it leaves its context
+ * (switched, or response once it has answered). A client stays.
  */
-void dt_flags_response(struct task_struct *task, const struct sock *sk)
+void dt_flags_leave(struct task_struct *task)
 {
-	if (dt_flags_drop_for(task, sk))
-		dt_stat_inc(DT_STAT_RESPONSES);
+	struct dt_flag *f;
+	unsigned long irq;
+
+	if (!dt_flagged(task))
+		return;
+	spin_lock_irqsave(&dt_flags_lock, irq);
+	f = dt_flag_find(task);
+	if (f && f->ctx)
+		dt_flag_remove_locked(f, DT_UNFLAG_SWITCHED);
+	spin_unlock_irqrestore(&dt_flags_lock, irq);
 }
 
-/* sk is being destroyed: threads waiting to answer on it never will. */
+/* Under dt_flags_lock: the idle sweep runs soon, unless it is off. */
+static void dt_expire_schedule_locked(void)
+{
+	unsigned int ms = READ_ONCE(dt_response_idle_ms);
+
+	lockdep_assert_held(&dt_flags_lock);
+	if (ms && !dt_expire_stopped)
+		schedule_delayed_work(&dt_expire_work,
+				      msecs_to_jiffies(ms / 4) + 1);
+}
+
+/*
+ * task, flagged, wrote on sk: if sk is its request's socket, that is its
+ * response (the first write counts one in responses), which goes on at
+ * least until task turns to other work or response_idle_ms pass.
+ */
+void dt_flags_wrote(struct task_struct *task, const struct sock *sk)
+{
+	struct dt_flag *f;
+	unsigned long irq;
+
+	spin_lock_irqsave(&dt_flags_lock, irq);
+	f = dt_flag_find(task);
+	if (f && f->ctx && f->ctx->sk == sk) {
+		if (!f->wrote)
+			dt_stat_inc(DT_STAT_RESPONSES);
+		f->wrote = ktime_get_ns();
+		dt_expire_schedule_locked();
+	}
+	spin_unlock_irqrestore(&dt_flags_lock, irq);
+}
+
+/*
+ * The sweep: threads that answered and then did nothing on TCP for
+ * response_idle_ms leave their context (response, counted in expired).
+ * It walks the table under dt_flags_lock, and runs again while such
+ * threads remain.
+ */
+static void dt_expire(struct work_struct *work)
+{
+	u64 idle = (u64)READ_ONCE(dt_response_idle_ms) * NSEC_PER_MSEC;
+	u64 now = ktime_get_ns();
+	struct hlist_node *tmp;
+	struct dt_flag *f;
+	unsigned long irq;
+	bool more = false;
+	int bkt;
+
+	spin_lock_irqsave(&dt_flags_lock, irq);
+	hash_for_each_safe(dt_flags, bkt, tmp, f, node) {
+		if (!f->ctx || !f->wrote || !idle)
+			continue;
+		if (now - f->wrote >= idle) {
+			dt_flag_remove_locked(f, DT_UNFLAG_RESPONSE);
+			dt_stat_inc(DT_STAT_EXPIRED);
+		} else {
+			more = true;
+		}
+	}
+	if (more)
+		dt_expire_schedule_locked();
+	spin_unlock_irqrestore(&dt_flags_lock, irq);
+}
+
+/* sk is being destroyed: threads serving its request leave it. */
 void dt_flags_socket_gone(const struct sock *sk)
 {
 	struct dt_flag *f;
@@ -480,7 +631,7 @@ void dt_flags_socket_gone(const struct sock *sk)
 	spin_lock_irqsave(&dt_flags_lock, irq);
 	hash_for_each_possible_safe(dt_flags_by_sk, f, tmp, by_sk,
 				    (unsigned long)sk)
-		if (f->sk == sk && f->reason != DT_REASON_MANUAL)
+		if (f->ctx->sk == sk)
 			dt_flag_remove_locked(f, DT_UNFLAG_CLOSED);
 	spin_unlock_irqrestore(&dt_flags_lock, irq);
 }
@@ -499,10 +650,10 @@ void dt_flags_fork(struct task_struct *parent, struct task_struct *child)
 	}
 	rcu_read_lock();
 	pf = dt_flag_find(parent);
-	if (pf) {
-		f->sk = pf->sk;
-		f->tuple = pf->tuple;
-	}
+	if (pf && pf->ctx && !dt_ctx_tryget(pf->ctx))
+		pf = NULL;	/* its context is going away */
+	else if (pf)
+		f->ctx = pf->ctx;
 	rcu_read_unlock();
 	if (!pf) {
 		dt_mem_free(DT_MEM_THREADS, f);
@@ -534,6 +685,7 @@ static const char *const dt_reason_names[] = {
 	[DT_REASON_MANUAL] = "manual",
 	[DT_REASON_PROPAGATED] = "propagated",
 	[DT_REASON_INHERITED] = "inherited",
+	[DT_REASON_RESUMED] = "resumed",
 };
 
 /* One line of list_pid; returns its length, or 0 if it does not fit. */
@@ -542,9 +694,9 @@ static size_t dt_flag_print(char *buf, size_t size, const struct dt_flag *f)
 	char tuple[112] = "";
 	int len;
 
-	if (f->sk) {
+	if (f->ctx) {
 		tuple[0] = ' ';
-		dt_tuple_print(tuple + 1, sizeof(tuple) - 1, &f->tuple);
+		dt_tuple_print(tuple + 1, sizeof(tuple) - 1, &f->ctx->tuple);
 	}
 	if (f->reason == DT_REASON_INHERITED)
 		len = snprintf(buf, size, "%d %d inherited %d%s\n",
@@ -592,6 +744,10 @@ void dt_flags_exit(void)
 	unsigned long irq;
 	int bkt;
 
+	spin_lock_irqsave(&dt_flags_lock, irq);
+	dt_expire_stopped = true;
+	spin_unlock_irqrestore(&dt_flags_lock, irq);
+	cancel_delayed_work_sync(&dt_expire_work);
 	spin_lock_irqsave(&dt_flags_lock, irq);
 	hash_for_each_safe(dt_flags, bkt, tmp, f, node)
 		dt_flag_remove_locked(f, DT_UNFLAG_UNLOADED);

@@ -15,16 +15,32 @@
  *    collector's clock sync a sample. The packet is left as it came:
  *    the stack ignores the bit.
  *    Unmarked packets cost a protocol test and one byte test.
- * 2. Propagation (tracepoint tcp_rcv_space_adjust, which every TCP read
- *    path fires in the reader's context once it has taken bytes): a read
- *    that moves copied_seq past marked bytes flags the reading thread,
- *    with the socket as its reason. It works for a reader that was
- *    already blocked when the marked bytes arrived. MSG_PEEK does not
- *    move copied_seq: it flags nothing.
+ *    A segment that also carries the second mark (a response's) is
+ *    recorded apart.
+ * 2. What a read is (tracepoint tcp_rcv_space_adjust, which every TCP
+ *    read path fires in the reader's context once it has taken bytes;
+ *    it works for a reader that was already blocked when the bytes
+ *    arrived; MSG_PEEK does not move copied_seq and counts for nothing):
+ *    - marked request bytes: a request to serve. A new context starts
+ *      (context.c), the socket's "served" one, and the reader works for
+ *      it (flags.c, propagated);
+ *    - the answer on a connection where one of our contexts sent a
+ *      request (egress.c's "outstanding"): response-marked bytes, or
+ *      unmarked ones from a peer that never marked a response (no
+ *      dtracer there): the reader works for that context again
+ *      (resumed);
+ *    - anything else (unmarked bytes; a marked response nobody here
+ *      asked for, counted in responses_unsolicited): the reader turns to
+ *      untraced work and leaves its context, and a traced request's
+ *      socket whose next request is unmarked serves none any more.
+ *    So a response never starts a request, and a context lives only as
+ *    long as marked requests keep arriving from a client that is
+ *    flagged: nothing can keep itself traced.
  * 3. A client's answer: when the reader is the client thread whose
  *    request on this socket is pending (egress.c), the read ends that
  *    request: dtracer_answer fires with the time since the request's
  *    first marked write, and the socket awaits the client's next one.
+ *    Clients (add_pid) are flagged whatever they read.
  */
 #include "dtracer.h"
 #include "packet.h"
@@ -102,8 +118,9 @@ static bool dt_in_window(const struct sock *sk, u32 seq, u32 end)
 	       !after(seq, READ_ONCE(tp->rcv_nxt) + tcp_receive_window(tp));
 }
 
-/* Records [seq, end) as marked bytes received on sk. */
-static void dt_note_received(const struct sock *sk, u32 seq, u32 end)
+/* Records [seq, end) as marked bytes received on sk (a response's?). */
+static void dt_note_received(const struct sock *sk, u32 seq, u32 end,
+			     bool resp)
 {
 	struct dt_sock *ds;
 	unsigned long irq;
@@ -112,7 +129,7 @@ static void dt_note_received(const struct sock *sk, u32 seq, u32 end)
 	if (!ds)
 		return;
 	spin_lock_irqsave(&ds->lock, irq);
-	if (dt_ranges_add(&ds->rcvd, seq, end))
+	if (dt_ranges_add(resp ? &ds->rcvd_resp : &ds->rcvd, seq, end))
 		dt_stat_inc(DT_STAT_DROP_RANGES);
 	spin_unlock_irqrestore(&ds->lock, irq);
 }
@@ -125,6 +142,7 @@ static unsigned int dt_ingress_hook(void *priv, struct sk_buff *skb,
 	struct sock *sk;
 	bool held = false;
 	int thoff, len;
+	bool resp;
 	u32 seq;
 
 	thoff = dt_tcp_offset(skb, state->pf);
@@ -142,6 +160,7 @@ static unsigned int dt_ingress_hook(void *priv, struct sk_buff *skb,
 	}
 	dt_stat_inc(DT_STAT_MARKS_RECEIVED);
 	seq = ntohl(th->seq);
+	resp = ((const u8 *)th)[DT_MARK_BYTE] & DT_RESP_BIT;
 	sk = dt_demuxed(skb);
 	if (!sk) {
 		sk = dt_lookup(state->net, skb, state->pf, th);
@@ -152,8 +171,8 @@ static unsigned int dt_ingress_hook(void *priv, struct sk_buff *skb,
 	} else if (!dt_in_window(sk, seq, seq + len)) {
 		dt_stat_inc(DT_STAT_MARKS_OUT_OF_WINDOW);
 	} else {
-		dt_event_mark_recv(skb, state->pf, th, seq, seq + len);
-		dt_note_received(sk, seq, seq + len);
+		dt_event_mark_recv(skb, state->pf, th, seq, seq + len, resp);
+		dt_note_received(sk, seq, seq + len, resp);
 	}
 	if (held)
 		sock_gen_put(sk);
@@ -192,42 +211,105 @@ static struct pernet_operations dt_ingress_net_ops = {
 	.exit = dt_ingress_net_exit,
 };
 
+/* What one read took from a followed socket (see the file comment). */
+struct dt_read {
+	bool request;			/* marked request bytes */
+	bool response;			/* marked response bytes */
+	bool answer;			/* ... a client's answer */
+	u64 asked_at;
+	struct dt_ctx *resume;		/* the context whose answer it is */
+	struct dt_ctx *served;		/* the request read there before */
+};
+
+/* Whether a read up to now passed marked bytes of rs; drops them. */
+static bool dt_passed(struct dt_ranges *rs, u32 now)
+{
+	bool hit = rs->n && dt_seq_before(rs->r[0].start, now);
+
+	dt_ranges_prune(rs, now);
+	return hit;
+}
+
+/* Under RCU: what current's read up to now on ds's socket took. */
+static void dt_read_take(struct dt_sock *ds, u32 now, struct dt_read *r)
+{
+	unsigned long irq;
+
+	spin_lock_irqsave(&ds->lock, irq);
+	r->request = dt_passed(&ds->rcvd, now);
+	r->response = dt_passed(&ds->rcvd_resp, now);
+	if (r->response)
+		ds->peer_answers = true;
+	if (ds->outstanding && !r->request &&
+	    (r->response || !ds->peer_answers))
+		r->resume = ds->outstanding;
+	r->served = ds->served;
+	if ((r->request || r->response) && ds->asker == current) {
+		r->answer = true;
+		r->asked_at = ds->asked_at;
+		ds->asker = NULL;
+	}
+	spin_unlock_irqrestore(&ds->lock, irq);
+}
+
+/* A new request read on ds's socket: its context, the socket's served. */
+static void dt_read_request(struct sock *sk, struct dt_sock *ds)
+{
+	struct dt_ctx *c = dt_ctx_new(sk);
+	unsigned long irq;
+
+	if (!c)
+		return;
+	spin_lock_irqsave(&ds->lock, irq);
+	dt_sock_set_ctx(ds, &ds->served, c);
+	spin_unlock_irqrestore(&ds->lock, irq);
+	dt_flags_enter(current, c, DT_REASON_PROPAGATED);
+	dt_ctx_put(c);
+}
+
+/* An untraced request read on ds's socket: it serves no traced one. */
+static void dt_read_untraced(struct dt_sock *ds, struct dt_ctx *served)
+{
+	unsigned long irq;
+
+	spin_lock_irqsave(&ds->lock, irq);
+	if (ds->served == served)
+		dt_sock_set_ctx(ds, &ds->served, NULL);
+	spin_unlock_irqrestore(&ds->lock, irq);
+}
+
 /*
  * tcp_rcv_space_adjust: the reader has just moved copied_seq over the
  * bytes it took (recvmsg, read, splice, zero-copy receive all call it, in
- * the reader's context, socket locked). Marked bytes before copied_seq
- * have been read: flag the reader. With MSG_PEEK copied_seq stays put.
+ * the reader's context, socket locked).
  */
 static void dt_on_read(void *data, struct sock *sk)
 {
 	u32 now = READ_ONCE(tcp_sk(sk)->copied_seq);
+	struct dt_read r = { 0 };
 	struct dt_sock *ds;
-	unsigned long irq;
-	bool hit = false, answer = false;
-	u64 asked_at = 0;
 
-	if (!dt_socks_count())
+	if (!dt_socks_count() && !atomic_read(&dt_trace_active))
 		return;
 	rcu_read_lock();
 	ds = dt_sock_find(sk);
-	if (ds) {
-		spin_lock_irqsave(&ds->lock, irq);
-		hit = ds->rcvd.n && dt_seq_before(ds->rcvd.r[0].start, now);
-		dt_ranges_prune(&ds->rcvd, now);
-		if (hit && ds->asker == current) {
-			answer = true;
-			asked_at = ds->asked_at;
-			ds->asker = NULL;
-		}
-		spin_unlock_irqrestore(&ds->lock, irq);
+	if (ds)
+		dt_read_take(ds, now, &r);
+	if (r.answer && dt_flagged(current)) {
+		dt_stat_inc(DT_STAT_ANSWERS);
+		dt_event_answer(current, sk, ktime_get_ns() - r.asked_at);
+	} else if (r.request) {
+		dt_read_request(sk, ds);
+	} else if (r.resume) {
+		dt_flags_enter(current, r.resume, DT_REASON_RESUMED);
+	} else {
+		if (r.response)
+			dt_stat_inc(DT_STAT_UNSOLICITED);
+		if (r.served)
+			dt_read_untraced(ds, r.served);
+		dt_flags_leave(current);
 	}
 	rcu_read_unlock();
-	if (answer && dt_flagged(current)) {
-		dt_stat_inc(DT_STAT_ANSWERS);
-		dt_event_answer(current, sk, ktime_get_ns() - asked_at);
-	} else if (hit) {
-		dt_flags_propagate(current, sk);
-	}
 }
 
 static struct tracepoint *dt_tp_read;

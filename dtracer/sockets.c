@@ -2,8 +2,11 @@
 /*
  * The sockets that carry marked bytes, and which bytes: for each, the
  * sequence ranges written by flagged threads (until acknowledged) and the
- * marked ranges received (until read). Keyed by struct sock; lookups are
- * RCU, writers hold dt_socks_lock, ranges are under the entry's lock.
+ * marked ranges received (until read), requests' and responses' apart;
+ * and the two contexts (context.c) a socket can point at: the traced
+ * request read on it (served) and the request one of our contexts sent
+ * on it, unanswered (outstanding). Keyed by struct sock; lookups are
+ * RCU, writers hold dt_socks_lock, the rest is under the entry's lock.
  *
  * Entries exist only while the probe is armed. An entry goes when its
  * socket is destroyed (tcp_v4_destroy_sock, which IPv6 sockets call too;
@@ -91,11 +94,46 @@ struct dt_sock *dt_sock_get(const struct sock *sk)
 	return ds;
 }
 
+/*
+ * Under ds->lock: *slot (ds->served or ds->outstanding) becomes c, with a
+ * reference of its own; the old one's reference goes. Nothing is kept on
+ * an entry already taken out of the table (gone), whose references have
+ * been put.
+ */
+void dt_sock_set_ctx(struct dt_sock *ds, struct dt_ctx **slot,
+		     struct dt_ctx *c)
+{
+	lockdep_assert_held(&ds->lock);
+	if (ds->gone || *slot == c)
+		return;
+	if (c && !dt_ctx_tryget(c))
+		c = NULL;
+	dt_ctx_put(*slot);
+	*slot = c;
+}
+
+/*
+ * Takes ds out of the table (under dt_socks_lock, then its own lock):
+ * its contexts' references go, and the request read on it, if traced,
+ * can no longer be served (dead): its socket is gone.
+ */
 static void dt_sock_remove_locked(struct dt_sock *ds)
 {
+	struct dt_ctx *served, *out;
+
 	lockdep_assert_held(&dt_socks_lock);
 	hash_del_rcu(&ds->node);
 	atomic_dec(&dt_nsocks);
+	spin_lock(&ds->lock);
+	ds->gone = true;
+	served = ds->served;
+	out = ds->outstanding;
+	ds->served = NULL;
+	ds->outstanding = NULL;
+	spin_unlock(&ds->lock);
+	dt_ctx_kill(served);
+	dt_ctx_put(served);
+	dt_ctx_put(out);
 	dt_mem_free_rcu(DT_MEM_SOCKETS, ds, rcu);
 }
 

@@ -17,9 +17,13 @@ static const char *const dt_stat_names[DT_STAT_COUNT] = {
 	[DT_STAT_MARKS_RECEIVED] = "marks_received",
 	[DT_STAT_MARKS_UNTRUSTED] = "marks_untrusted",
 	[DT_STAT_PROPAGATIONS] = "propagations",
+	[DT_STAT_RESUMES] = "resumes",
+	[DT_STAT_SWITCHES] = "switches",
 	[DT_STAT_INHERITS] = "inherits",
 	[DT_STAT_UNFLAGS] = "unflags",
 	[DT_STAT_RESPONSES] = "responses",
+	[DT_STAT_EXPIRED] = "expired",
+	[DT_STAT_UNSOLICITED] = "responses_unsolicited",
 	[DT_STAT_ANSWERS] = "answers",
 	[DT_STAT_DROP_THREADS] = "drops_threads",
 	[DT_STAT_DROP_RATE] = "drops_rate",
@@ -51,6 +55,7 @@ static atomic_long_t dt_mem[DT_MEM_COUNT];
 static const char *const dt_mem_names[DT_MEM_COUNT] = {
 	[DT_MEM_THREADS] = "mem_threads",
 	[DT_MEM_SOCKETS] = "mem_sockets",
+	[DT_MEM_CONTEXTS] = "mem_contexts",
 };
 
 void *dt_mem_zalloc(enum dt_mem m, size_t size, gfp_t gfp)

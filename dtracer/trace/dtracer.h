@@ -36,13 +36,15 @@ struct dtracer_addrs {
 #define DTRACER_FLAG_MANUAL	0	/* add_pid */
 #define DTRACER_FLAG_PROPAGATED	1	/* read marked bytes */
 #define DTRACER_FLAG_INHERITED	2	/* child of a flagged thread */
+#define DTRACER_FLAG_RESUMED	3	/* back to a request's context */
 
 /* dtracer_unflag's reason (enum dt_unflag). */
 #define DTRACER_UNFLAG_REMOVED	0	/* remove_pid */
 #define DTRACER_UNFLAG_EXITED	1	/* the thread exited */
-#define DTRACER_UNFLAG_RESPONSE	2	/* answered on the request's socket */
+#define DTRACER_UNFLAG_RESPONSE	2	/* done after writing the response */
 #define DTRACER_UNFLAG_CLOSED	3	/* the request's socket went away */
 #define DTRACER_UNFLAG_UNLOADED	4	/* dtracer.ko unloaded */
+#define DTRACER_UNFLAG_SWITCHED	5	/* to other work before answering */
 
 #endif /* _DTRACER_TRACE_TYPES_H */
 
@@ -53,33 +55,42 @@ struct dtracer_addrs {
 
 /*
  * tid, pid: the thread that wrote the bytes, when known (0 otherwise);
- * reason: its flag's reason.
+ * reason: its flag's reason; response: 1 if the segment also carries
+ * the second mark (its bytes answer a request), 0 for a request's.
  */
 DECLARE_TRACE(dtracer_mark_send,
 	TP_PROTO(const struct dtracer_addrs *a, u32 seq, u32 end_seq,
-		 pid_t tid, pid_t pid, int reason),
-	TP_ARGS(a, seq, end_seq, tid, pid, reason));
+		 pid_t tid, pid_t pid, int reason, int response),
+	TP_ARGS(a, seq, end_seq, tid, pid, reason, response));
 
 DECLARE_TRACE(dtracer_mark_recv,
-	TP_PROTO(const struct dtracer_addrs *a, u32 seq, u32 end_seq),
-	TP_ARGS(a, seq, end_seq));
+	TP_PROTO(const struct dtracer_addrs *a, u32 seq, u32 end_seq,
+		 int response),
+	TP_ARGS(a, seq, end_seq, response));
 
-/* parent: the parent's tid when inherited, else 0. */
+/*
+ * parent: the parent's tid when inherited, else 0; context: this host's
+ * number for the request served (0: a client's flag), the same number
+ * when a thread comes back to it (reason resumed).
+ */
 DECLARE_TRACE(dtracer_flag,
 	TP_PROTO(pid_t tid, pid_t pid, int reason, pid_t parent,
-		 const struct dtracer_addrs *a),
-	TP_ARGS(tid, pid, reason, parent, a));
+		 const struct dtracer_addrs *a, u64 context),
+	TP_ARGS(tid, pid, reason, parent, a, context));
 
 /*
  * duration_ns: how long the thread was flagged (monotonic clock);
- * request: 1 if the flag was a request's (propagated, or inherited from
- * a propagated thread), so that its end is the end of serving it; 0 for
- * a client's flag (add_pid, or inherited from such a thread).
+ * request: 1 if the flag was a request's (propagated, inherited from a
+ * propagated thread, resumed), so that its end is the end of its part
+ * in serving it; 0 for a client's flag (add_pid, or inherited from such
+ * a thread); context: as dtracer_flag's; idle_ns: the time since the
+ * thread's last write of the response (reason response; else 0), so
+ * that the span ends with its last write.
  */
 DECLARE_TRACE(dtracer_unflag,
 	TP_PROTO(pid_t tid, pid_t pid, int reason, u64 duration_ns,
-		 int request),
-	TP_ARGS(tid, pid, reason, duration_ns, request));
+		 int request, u64 context, u64 idle_ns),
+	TP_ARGS(tid, pid, reason, duration_ns, request, context, idle_ns));
 
 /*
  * A client thread (flagged with no request of its own: add_pid, or

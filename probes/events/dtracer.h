@@ -44,6 +44,7 @@ LTTNG_TRACEPOINT_ENUM(dtracer_flag_reason,
 		ctf_enum_value("manual", DTRACER_FLAG_MANUAL)
 		ctf_enum_value("propagated", DTRACER_FLAG_PROPAGATED)
 		ctf_enum_value("inherited", DTRACER_FLAG_INHERITED)
+		ctf_enum_value("resumed", DTRACER_FLAG_RESUMED)
 	)
 )
 
@@ -54,14 +55,18 @@ LTTNG_TRACEPOINT_ENUM(dtracer_unflag_reason,
 		ctf_enum_value("response", DTRACER_UNFLAG_RESPONSE)
 		ctf_enum_value("closed", DTRACER_UNFLAG_CLOSED)
 		ctf_enum_value("unloaded", DTRACER_UNFLAG_UNLOADED)
+		ctf_enum_value("switched", DTRACER_UNFLAG_SWITCHED)
 	)
 )
 
-/* A marked segment leaves; tid, pid: who wrote its bytes (0 if unknown). */
+/*
+ * A marked segment leaves; tid, pid: who wrote its bytes (0 if unknown);
+ * response: 1 if it carries the response mark too.
+ */
 LTTNG_TRACEPOINT_EVENT(dtracer_mark_send,
 	TP_PROTO(const struct dtracer_addrs *a, u32 seq, u32 end_seq,
-		 pid_t tid, pid_t pid, int reason),
-	TP_ARGS(a, seq, end_seq, tid, pid, reason),
+		 pid_t tid, pid_t pid, int reason, int response),
+	TP_ARGS(a, seq, end_seq, tid, pid, reason, response),
 	TP_FIELDS(
 		ctf_integer(pid_t, tid, tid)
 		ctf_integer(pid_t, pid, pid)
@@ -69,53 +74,62 @@ LTTNG_TRACEPOINT_EVENT(dtracer_mark_send,
 		ctf_integer(u32, seq, seq)
 		ctf_integer(u32, end_seq, end_seq)
 		ctf_enum(dtracer_flag_reason, u8, reason, reason)
+		ctf_integer(u8, response, response)
 	)
 )
 
-/* A marked segment with data arrives. */
+/* A marked segment with data arrives (response: as dtracer_mark_send's). */
 LTTNG_TRACEPOINT_EVENT(dtracer_mark_recv,
-	TP_PROTO(const struct dtracer_addrs *a, u32 seq, u32 end_seq),
-	TP_ARGS(a, seq, end_seq),
+	TP_PROTO(const struct dtracer_addrs *a, u32 seq, u32 end_seq,
+		 int response),
+	TP_ARGS(a, seq, end_seq, response),
 	TP_FIELDS(
 		dtracer_ctf_addrs(a)
 		ctf_integer(u32, seq, seq)
 		ctf_integer(u32, end_seq, end_seq)
+		ctf_integer(u8, response, response)
 	)
 )
 
 /*
  * A thread is flagged. propagated: the addresses are the request's
- * (source: the peer that sent it); inherited: parent is the parent's tid
- * and the addresses its request's, if any; manual: family none.
+ * (source: the peer that sent it); resumed: back to the context of an
+ * earlier flag, same context and addresses; inherited: parent is the
+ * parent's tid and the addresses its request's, if any; manual: family
+ * none. context: this host's number for the request (0: a client's).
  */
 LTTNG_TRACEPOINT_EVENT(dtracer_flag,
 	TP_PROTO(pid_t tid, pid_t pid, int reason, pid_t parent,
-		 const struct dtracer_addrs *a),
-	TP_ARGS(tid, pid, reason, parent, a),
+		 const struct dtracer_addrs *a, u64 context),
+	TP_ARGS(tid, pid, reason, parent, a, context),
 	TP_FIELDS(
 		ctf_integer(pid_t, tid, tid)
 		ctf_integer(pid_t, pid, pid)
 		ctf_enum(dtracer_flag_reason, u8, reason, reason)
 		ctf_integer(pid_t, parent, parent)
 		dtracer_ctf_addrs(a)
+		ctf_integer(u64, context, context)
 	)
 )
 
 /*
  * A thread's flag is dropped, after duration_ns; request is 1 if the flag
- * was a request's (its end is the end of serving the request), 0 for a
- * client's.
+ * was a request's (its end is the end of its part in serving it), 0 for
+ * a client's; context: as dtracer_flag's; idle_ns (reason response): the
+ * time since its last write of the response.
  */
 LTTNG_TRACEPOINT_EVENT(dtracer_unflag,
 	TP_PROTO(pid_t tid, pid_t pid, int reason, u64 duration_ns,
-		 int request),
-	TP_ARGS(tid, pid, reason, duration_ns, request),
+		 int request, u64 context, u64 idle_ns),
+	TP_ARGS(tid, pid, reason, duration_ns, request, context, idle_ns),
 	TP_FIELDS(
 		ctf_integer(pid_t, tid, tid)
 		ctf_integer(pid_t, pid, pid)
 		ctf_enum(dtracer_unflag_reason, u8, reason, reason)
 		ctf_integer(u64, duration_ns, duration_ns)
 		ctf_integer(u8, request, request)
+		ctf_integer(u64, context, context)
+		ctf_integer(u64, idle_ns, idle_ns)
 	)
 )
 

@@ -2,8 +2,9 @@
  * Requests rebuilt from hand-made event streams (collector/requests.c):
  * two hosts, a chain of three, concurrent requests, requests whose
  * answer crossed no marked segment, one client thread's successive
- * requests, keep-alive, retransmissions, inheritance, open spans,
- * orphans, and the per-span kernel summary. Times in ns.
+ * requests, keep-alive, retransmissions, inheritance, an event loop
+ * and its worker (request contexts: switched, resumed, the last write),
+ * open spans, orphans, and the per-span kernel summary. Times in ns.
  */
 #include <string.h>
 
@@ -544,6 +545,87 @@ static void helper_thread(void)
 	dt_rq_model_free(m);
 }
 
+static void ctx_flag(int h, int64_t ts, int tid, int reason,
+		     struct dt_flow f, uint64_t context)
+{
+	add((struct dt_rq_event){ .kind = DT_RQ_EV_FLAG, .host = host[h],
+				  .ts = ts, .tid = tid, .pid = tid,
+				  .ctx_tid = tid, .procname = "proc",
+				  .reason = reason, .flow = f, .parent = -1,
+				  .context = context });
+}
+
+static void ctx_unflag(int h, int64_t ts, int tid, int reason,
+		       uint64_t context, uint64_t idle)
+{
+	add((struct dt_rq_event){ .kind = DT_RQ_EV_UNFLAG, .host = host[h],
+				  .ts = ts, .tid = tid, .pid = tid,
+				  .ctx_tid = tid, .reason = reason,
+				  .duration_ns = 1, .context = context,
+				  .idle_ns = idle });
+}
+
+/*
+ * An event loop: b's 200 reads a's request (context 7), asks c, serves
+ * something else meanwhile (switched), comes back with c's answer
+ * (resumed), and answers a; its span ends with its last write (idle
+ * 300 before the unflag). A worker 201 joins the request to write more
+ * of the response: a child span of 200's.
+ */
+static void event_loop(void)
+{
+	struct dt_flow ab = flow(0, 1, 40000, 80), bc = flow(1, 2, 41000, 81);
+	struct dt_rq_model *m;
+	int root, sb, sc, sw;
+
+	begin(3);
+	flag(0, 1000, 100, 0, (struct dt_flow){ 0 }, 100);
+	send(0, 1200, 100, ab, 1, 10);
+	recv(1, 1500, ab, 1, 10);
+	ctx_flag(1, 1600, 200, 1, ab, 7);
+	send(1, 1700, 200, bc, 7, 10);
+	ctx_unflag(1, 1800, 200, DT_RQ_UNFLAG_SWITCHED, 7, 0);
+	other(1, 1900, 200);
+	recv(2, 2000, bc, 7, 10);
+	ctx_flag(2, 2100, 300, 1, bc, 1);
+	send(2, 2200, 300, rev(bc), 70, 20);
+	ctx_unflag(2, 2900, 300, DT_RQ_END_RESPONSE, 1, 650);
+	recv(1, 2400, rev(bc), 70, 20);
+	ctx_flag(1, 2500, 200, DT_RQ_FLAG_RESUMED, ab, 7);
+	send(1, 2600, 200, rev(ab), 90, 20);
+	ctx_flag(1, 2650, 201, DT_RQ_FLAG_RESUMED, ab, 7);
+	send(1, 2700, 201, rev(ab), 110, 20);
+	ctx_unflag(1, 2800, 201, DT_RQ_END_RESPONSE, 7, 50);
+	ctx_unflag(1, 3000, 200, DT_RQ_END_RESPONSE, 7, 300);
+	recv(0, 3100, rev(ab), 90, 40);
+	unflag(0, 6000, 100, 0);
+	m = end();
+	root = m->requests[0].root;
+	sb = span_of(m, 0, host[1], 200);
+	sc = span_of(m, 0, host[2], 300);
+	sw = span_of(m, 0, host[1], 201);
+	ok(m->n_requests == 1 && m->n_spans == 4,
+	   "event loop: 1 request, 4 spans (%d %d)", m->n_requests,
+	   m->n_spans);
+	ok(sb >= 0 && sc >= 0 && sw >= 0 && m->spans[sb].parent == root &&
+	   m->spans[sc].parent == sb && m->spans[sw].parent == sb,
+	   "a -> b (the loop) -> c, and b's worker under the loop's span");
+	ok(sb >= 0 && m->spans[sb].start_ns == 1600 &&
+	   m->spans[sb].end_ns == 2700 &&
+	   m->spans[sb].end_reason == DT_RQ_END_RESPONSE,
+	   "the loop's span: one span from its flag to its last write, not two");
+	ok(sb >= 0 && m->spans[sb].sum.blocked_on[DT_RQ_BLOCK_OTHER] >= 700,
+	   "its time away (switched, 1800 to 2500) is waiting (%lld)",
+	   sb >= 0 ? (long long)m->spans[sb].sum.blocked_on[DT_RQ_BLOCK_OTHER] : -1LL);
+	ok(sc >= 0 && m->spans[sc].end_ns == 2250,
+	   "c's span ends with its last write (%lld)",
+	   sc >= 0 ? (long long)m->spans[sc].end_ns : -1LL);
+	ok(sw >= 0 && m->spans[sw].flag_reason == DT_RQ_FLAG_RESUMED &&
+	   m->spans[sw].start_ns == 2650 && m->spans[sw].end_ns == 2750,
+	   "the worker: resumed, 2650 to its last write");
+	dt_rq_model_free(m);
+}
+
 /* A flagged thread that sends nothing: one request, its whole flag. */
 static void silent(void)
 {
@@ -579,6 +661,7 @@ int main(void)
 	retransmission();
 	inherited_and_orphan();
 	helper_thread();
+	event_loop();
 	silent();
 	ok(!strcmp(dt_rq_flow_src(&f, buf), "10.0.0.1:40000") &&
 	   !strcmp(dt_rq_flow_dst(&f, buf), "10.0.0.2:80"), "flow addresses");

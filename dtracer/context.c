@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Request contexts: one per traced request this host serves. A context
+ * starts when a thread reads marked request bytes on a socket (ingress.c);
+ * the threads serving it point at it (flags.c), and so do two kinds of
+ * socket entries (sockets.c): the request's socket ("served": whoever
+ * writes there writes this request's response) and the connections the
+ * context sent requests on ("outstanding": whoever reads the answer there
+ * works for this context again).
+ *
+ * A context is counted by references (refcount_t) and freed by
+ * kfree_rcu() with the last one, so a pointer read under RCU stays
+ * readable to the end of the read-side section; keeping it longer takes
+ * a reference (dt_ctx_tryget()). Every reference is held by a bounded
+ * table entry, so contexts are bounded by max_threads + 2 * max_sockets.
+ *
+ * dead: the request's socket is gone (set before flags.c unflags its
+ * threads, read under dt_flags_lock): no thread may join the context
+ * again, so an answer arriving late on an upstream connection flags
+ * nobody.
+ */
+#include "dtracer.h"
+
+#include <linux/atomic.h>
+#include <linux/refcount.h>
+
+static atomic64_t dt_ctx_ids = ATOMIC64_INIT(0);
+
+/* A new context for the request read on sk, one reference, or NULL. */
+struct dt_ctx *dt_ctx_new(const struct sock *sk)
+{
+	struct dt_ctx *c;
+
+	c = dt_mem_zalloc(DT_MEM_CONTEXTS, sizeof(*c), GFP_ATOMIC);
+	if (!c) {
+		dt_stat_inc(DT_STAT_DROP_NOMEM);
+		return NULL;
+	}
+	refcount_set(&c->ref, 1);
+	c->id = atomic64_inc_return(&dt_ctx_ids);
+	c->sk = sk;
+	dt_tuple_from_sock(&c->tuple, sk);
+	return c;
+}
+
+struct dt_ctx *dt_ctx_get(struct dt_ctx *c)
+{
+	refcount_inc(&c->ref);
+	return c;
+}
+
+/* A reference on c, found under RCU, unless its last one is being put. */
+bool dt_ctx_tryget(struct dt_ctx *c)
+{
+	return refcount_inc_not_zero(&c->ref);
+}
+
+void dt_ctx_put(struct dt_ctx *c)
+{
+	if (c && refcount_dec_and_test(&c->ref))
+		dt_mem_free_rcu(DT_MEM_CONTEXTS, c, rcu);
+}
+
+/* c's request socket is gone: nobody joins it again. */
+void dt_ctx_kill(struct dt_ctx *c)
+{
+	if (c)
+		WRITE_ONCE(c->dead, true);
+}
