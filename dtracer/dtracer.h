@@ -175,7 +175,7 @@ bool dt_flagged(const struct task_struct *task);
 bool dt_flag_sender(const struct task_struct *task, struct dt_sender *by);
 int dt_flags_add(int *ids, int n);
 int dt_flags_remove(int *ids, int n);
-void dt_flags_enter(struct task_struct *task, struct dt_ctx *c,
+bool dt_flags_enter(struct task_struct *task, struct dt_ctx *c,
 		    enum dt_reason reason);
 void dt_flags_leave(struct task_struct *task);
 void dt_flags_wrote(struct task_struct *task, const struct sock *sk);
@@ -183,6 +183,7 @@ void dt_flags_socket_gone(const struct sock *sk);
 void dt_flags_fork(struct task_struct *parent, struct task_struct *child);
 void dt_flags_task_exit(struct task_struct *task);
 unsigned int dt_flags_count(void);
+bool dt_flags_serving(void);
 void dt_flags_set_narrowed(bool on);
 bool dt_flags_narrowed(void);
 ssize_t dt_flags_list(char *buf, size_t size);
@@ -211,6 +212,7 @@ struct dt_sock {
 	struct dt_ctx *served;		/* the request read here, traced */
 	struct dt_ctx *outstanding;	/* sent a request here, unanswered */
 	bool gone;			/* out of the table: keep nothing */
+	bool connecting;		/* its first write is outstanding's */
 	const struct task_struct *asker; /* a client awaiting an answer */
 	u64 asked_at;			/* ... since (monotonic ns) */
 	struct rcu_head rcu;
@@ -219,6 +221,7 @@ struct dt_sock {
 extern unsigned int dt_max_sockets;
 struct dt_sock *dt_sock_find(const struct sock *sk);
 struct dt_sock *dt_sock_get(const struct sock *sk);
+struct dt_sock *dt_sock_get_connecting(const struct sock *sk);
 void dt_sock_set_ctx(struct dt_sock *ds, struct dt_ctx **slot,
 		     struct dt_ctx *c);
 extern atomic_t dt_nsocks;

@@ -10,8 +10,8 @@
  *      it, an event loop coming back to it, a pool's worker) works for
  *      that request from now on (flags.c, resumed);
  *    - a request, if the writer is a client (add_pid), or works for a
- *      request and the socket is one it connected (its local port was
- *      not bound: not a listener's connection): the socket then keeps
+ *      request and the socket is one this host connected (not one a
+ *      listener accepted): the socket then keeps
  *      the context as "outstanding", and ingress brings the thread that
  *      reads the answer back to it;
  *    - else nothing: a thread working for a request that writes on a
@@ -25,6 +25,10 @@
  *    of bytes changes between writes, the write queue's tail skb is closed
  *    for appending (the kernel's own MSG_EOR bit), so that no skb, and
  *    thus no TSO/GSO segment cut from it, mixes kinds.
+ *    While this host serves traced requests, a connection's first write
+ *    is the request of the context that connected it (tracepoint
+ *    inet_sock_set_state, TCP_SYN_SENT): an event loop connects for one
+ *    request and writes when the connection is up, after reading others.
  * 2. Marking (netfilter LOCAL_OUT, IPv4 and IPv6, last priority): a TCP
  *    segment of a followed socket whose bytes overlap a marked range gets
  *    the first reserved bit (0x08 of header byte 12), and a response's
@@ -54,6 +58,7 @@
 #include <linux/skbuff.h>
 #include <linux/tcp.h>
 #include <linux/timekeeping.h>
+#include <linux/tracepoint.h>
 #include <net/checksum.h>
 #include <net/ipv6.h>
 #include <net/net_namespace.h>
@@ -104,42 +109,53 @@ static enum dt_kind dt_tail_kind(const struct dt_sock *ds, u32 seq)
 }
 
 /*
- * A socket whose local port was bound by its program (a listener's, which
- * the connections it accepts inherit) is one where this host serves; one
- * whose port the kernel picked at connect() is one where it asks. A
- * client that binds its port before connect() looks like a server here.
+ * A connection accepted from a listener keeps the listener's backlog
+ * (sk_clone_lock() copies it, nothing resets it): on it this host serves.
+ * One made by connect() never listened: on it this host asks. A listener
+ * made with listen(fd, 0) passes its connections for asking ones.
  */
 static bool dt_serving_side(const struct sock *sk)
 {
-	return sk->sk_userlocks & SOCK_BINDPORT_LOCK;
+	return READ_ONCE(sk->sk_max_ack_backlog) > 0;
 }
 
 /*
- * What current's write on sk is (see the file comment): by, its flag
- * (NULL if none); served, the traced request read on sk (NULL if none).
+ * What current's write on sk is (see the file comment), and for which
+ * context (*owner, NULL for a client's or unmarked bytes): by, its flag
+ * (NULL if none); ds, sk's entry (NULL if none; under its lock).
  */
 static enum dt_kind dt_send_kind(const struct sock *sk,
 				 const struct dt_sender *by,
-				 const struct dt_ctx *served)
+				 const struct dt_sock *ds, struct dt_ctx **owner)
 {
+	*owner = NULL;
 	if (by && by->client)
 		return DT_REQUEST;
-	if (served)
+	if (ds && ds->served) {
+		*owner = ds->served;
 		return DT_RESPONSE;
-	if (by && !dt_serving_side(sk))
+	}
+	if (ds && ds->connecting) {
+		/* Its first write: the request of whoever connected it. */
+		*owner = ds->outstanding;
+		return *owner ? DT_REQUEST : DT_UNMARKED;
+	}
+	if (by && !dt_serving_side(sk)) {
+		*owner = by->ctx;
 		return DT_REQUEST;
+	}
 	return DT_UNMARKED;
 }
 
-/* Under ds->lock: current writes bytes of kind from seq. */
+/* Under ds->lock: current writes bytes of kind for owner from seq. */
 static void dt_writer_open(struct dt_sock *ds, u32 seq, enum dt_kind kind,
-			   const struct dt_sender *by)
+			   const struct dt_sender *by, struct dt_ctx *owner)
 {
 	lockdep_assert_held(&ds->lock);
 	ds->writer = current;
 	ds->writer_start = seq;
 	ds->writer_resp = kind == DT_RESPONSE;
-	if (kind == DT_RESPONSE && !(by && by->ctx == ds->served)) {
+	if (!by || (!by->client && by->ctx != owner)) {
 		/* A thread joining the request: resumed. */
 		ds->sender.tid = task_pid_nr(current);
 		ds->sender.pid = task_tgid_nr(current);
@@ -148,7 +164,7 @@ static void dt_writer_open(struct dt_sock *ds, u32 seq, enum dt_kind kind,
 	} else {
 		ds->sender = *by;
 	}
-	if (kind == DT_REQUEST && by->client && !ds->asker) {
+	if (kind == DT_REQUEST && by && by->client && !ds->asker) {
 		/* A client's request starts: ingress ends it at the answer. */
 		ds->asker = current;
 		ds->asked_at = ktime_get_ns();
@@ -166,7 +182,7 @@ static void dt_writer_open(struct dt_sock *ds, u32 seq, enum dt_kind kind,
 static bool dt_send_begin(struct sock *sk, const struct dt_sender *by)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
-	struct dt_ctx *served;
+	struct dt_ctx *owner;
 	struct dt_sock *ds;
 	enum dt_kind kind;
 	unsigned long irq;
@@ -174,7 +190,7 @@ static bool dt_send_begin(struct sock *sk, const struct dt_sender *by)
 
 	sock_owned_by_me(sk);
 	ds = dt_sock_find(sk);
-	if (!ds && dt_send_kind(sk, by, NULL) != DT_UNMARKED)
+	if (!ds && dt_send_kind(sk, by, NULL, &owner) != DT_UNMARKED)
 		ds = dt_sock_get(sk);
 	if (!ds) {
 		if (by && !by->client)
@@ -188,19 +204,19 @@ static bool dt_send_begin(struct sock *sk, const struct dt_sender *by)
 	dt_ranges_prune(&ds->sent_resp, una);
 	/* A writer that slept in sendmsg (socket unlocked) wrote up to here. */
 	dt_writer_close(ds, seq);
-	served = ds->served;
-	kind = dt_send_kind(sk, by, served);
+	kind = dt_send_kind(sk, by, ds, &owner);
+	ds->connecting = false;
 	if (kind != dt_tail_kind(ds, seq))
 		dt_close_tail(sk);
 	if (kind != DT_UNMARKED)
-		dt_writer_open(ds, seq, kind, by);
-	if (kind == DT_REQUEST && !by->client)
-		dt_sock_set_ctx(ds, &ds->outstanding, by->ctx);
+		dt_writer_open(ds, seq, kind, by, owner);
+	if (kind == DT_REQUEST && owner)
+		dt_sock_set_ctx(ds, &ds->outstanding, owner);
 	else if (kind == DT_UNMARKED)
 		dt_sock_set_ctx(ds, &ds->outstanding, NULL);
 	spin_unlock_irqrestore(&ds->lock, irq);
-	if (kind == DT_RESPONSE && !(by && by->ctx == served))
-		dt_flags_enter(current, served, DT_REASON_RESUMED);
+	if (owner && !(by && (by->client || by->ctx == owner)))
+		dt_flags_enter(current, owner, DT_REASON_RESUMED);
 	else if (kind == DT_UNMARKED && by && !by->client)
 		dt_flags_leave(current);
 	return kind != DT_UNMARKED;
@@ -347,6 +363,39 @@ static unsigned int dt_egress_hook(void *priv, struct sk_buff *skb,
 	return NF_ACCEPT;
 }
 
+/*
+ * inet_sock_set_state to TCP_SYN_SENT: current connects sk (socket
+ * locked, still TCP_CLOSE). While this host serves traced requests, the
+ * connection's first write belongs to the context of the thread that
+ * connected it (none for an untraced thread), whoever writes it: an
+ * event loop connects for one request and writes once the connection is
+ * up, having read others meanwhile. Clients need nothing: they mark
+ * everything.
+ */
+static void dt_on_state(void *data, const struct sock *sk, int old, int new)
+{
+	struct dt_sender by;
+	struct dt_sock *ds;
+	unsigned long irq;
+	bool flagged;
+
+	if (new != TCP_SYN_SENT || sk->sk_protocol != IPPROTO_TCP ||
+	    !dt_flags_serving())
+		return;
+	rcu_read_lock();
+	flagged = dt_flag_sender(current, &by);
+	ds = flagged && by.client ? NULL : dt_sock_get_connecting(sk);
+	if (ds) {
+		spin_lock_irqsave(&ds->lock, irq);
+		ds->connecting = true;
+		dt_sock_set_ctx(ds, &ds->outstanding, flagged ? by.ctx : NULL);
+		spin_unlock_irqrestore(&ds->lock, irq);
+	}
+	rcu_read_unlock();
+}
+
+static struct tracepoint *dt_tp_state;
+
 static const struct nf_hook_ops dt_egress_ops[] = {
 	{
 		.hook = dt_egress_hook,
@@ -382,18 +431,34 @@ int dt_egress_arm(void)
 {
 	int ret;
 
+	dt_tp_state = dt_tracepoint_find("inet_sock_set_state");
+	if (!dt_tp_state) {
+		pr_err("kernel has no inet_sock_set_state tracepoint\n");
+		return -ENOENT;
+	}
+	ret = tracepoint_probe_register(dt_tp_state, dt_on_state, NULL);
+	if (ret) {
+		pr_err("cannot hook TCP connects: %d\n", ret);
+		return ret;
+	}
 	dt_send_probe_init(&dt_krp_sendmsg, "tcp_sendmsg_locked");
 	dt_send_probe_init(&dt_krp_sendpages, "do_tcp_sendpages");
 	ret = register_kretprobes(dt_send_probes, ARRAY_SIZE(dt_send_probes));
 	if (ret) {
 		pr_err("cannot hook TCP writes: %d\n", ret);
-		return ret;
+		goto out_state;
 	}
 	ret = register_pernet_subsys(&dt_egress_net_ops);
 	if (ret) {
 		pr_err("cannot hook LOCAL_OUT: %d\n", ret);
 		unregister_kretprobes(dt_send_probes, ARRAY_SIZE(dt_send_probes));
+		goto out_state;
 	}
+	return 0;
+
+out_state:
+	tracepoint_probe_unregister(dt_tp_state, dt_on_state, NULL);
+	tracepoint_synchronize_unregister();
 	return ret;
 }
 
@@ -401,6 +466,8 @@ void dt_egress_disarm(void)
 {
 	unregister_pernet_subsys(&dt_egress_net_ops);
 	unregister_kretprobes(dt_send_probes, ARRAY_SIZE(dt_send_probes));
+	tracepoint_probe_unregister(dt_tp_state, dt_on_state, NULL);
+	tracepoint_synchronize_unregister();
 }
 
 /* Writes not seen: no free kretprobe instance, or a kprobe already running. */

@@ -73,6 +73,7 @@ static DEFINE_HASHTABLE(dt_flags, DT_FLAGS_BITS);
 static DEFINE_HASHTABLE(dt_flags_by_sk, DT_FLAGS_BITS);
 static DEFINE_SPINLOCK(dt_flags_lock);
 static unsigned int dt_nflags;		/* under dt_flags_lock */
+static atomic_t dt_nserving;		/* entries with a request */
 
 /* dtracer.h: the count of flagged threads, for the lttng-modules fork. */
 atomic_t dt_trace_active = ATOMIC_INIT(0);
@@ -214,14 +215,22 @@ unsigned int dt_flags_count(void)
 	return READ_ONCE(dt_nflags);
 }
 
+/* Whether some thread here serves a traced request. */
+bool dt_flags_serving(void)
+{
+	return atomic_read(&dt_nserving);
+}
+
 static void dt_flag_insert_locked(struct dt_flag *f)
 {
 	lockdep_assert_held(&dt_flags_lock);
 	f->since = ktime_get_ns();
 	dt_hint_get(f->task);
 	hash_add_rcu(dt_flags, &f->node, (unsigned long)f->task);
-	if (f->ctx)
+	if (f->ctx) {
 		hash_add(dt_flags_by_sk, &f->by_sk, (unsigned long)f->ctx->sk);
+		atomic_inc(&dt_nserving);
+	}
 	if (dt_narrowed) {
 		/* After the insertion: see dt_walk_narrow(). */
 		smp_mb__before_atomic();
@@ -234,23 +243,26 @@ static void dt_flag_insert_locked(struct dt_flag *f)
 
 /*
  * Removes f: why, unless a thread that wrote its response leaves its
- * context for other work or with the socket (then "response", and the
- * event says how long ago the last write was).
+ * context for other work, with the socket or by exiting (then
+ * "response", and the event says how long ago the last write was).
  */
 static void dt_flag_remove_locked(struct dt_flag *f, enum dt_unflag why)
 {
 	u64 now = ktime_get_ns(), idle = 0;
 
 	lockdep_assert_held(&dt_flags_lock);
-	if (f->wrote && (why == DT_UNFLAG_SWITCHED || why == DT_UNFLAG_CLOSED))
+	if (f->wrote && (why == DT_UNFLAG_SWITCHED ||
+			 why == DT_UNFLAG_CLOSED || why == DT_UNFLAG_EXITED))
 		why = DT_UNFLAG_RESPONSE;
 	if (why == DT_UNFLAG_RESPONSE && f->wrote)
 		idle = now - f->wrote;
 	else if (why == DT_UNFLAG_SWITCHED)
 		dt_stat_inc(DT_STAT_SWITCHES);
 	hash_del_rcu(&f->node);
-	if (f->ctx)
+	if (f->ctx) {
 		hash_del(&f->by_sk);
+		atomic_dec(&dt_nserving);
+	}
 	if (dt_narrowed)
 		clear_task_syscall_work(f->task, SYSCALL_TRACEPOINT);
 	dt_hint_put(f->task);
@@ -382,8 +394,10 @@ int dt_flags_add(int *ids, int n)
 			/* Now flagged by hand: only remove_pid ends it. */
 			fresh[i]->since = old->since;
 			hlist_replace_rcu(&old->node, &fresh[i]->node);
-			if (old->ctx)
+			if (old->ctx) {
 				hash_del(&old->by_sk);
+				atomic_dec(&dt_nserving);
+			}
 			dt_ctx_put(old->ctx);
 			dt_mem_free_rcu(DT_MEM_THREADS, old, rcu);
 			dt_event_flag(tasks[i], DT_REASON_MANUAL, 0, NULL);
@@ -457,18 +471,22 @@ static bool dt_flag_insert(struct dt_flag *f)
 	return done;
 }
 
-/* Whether task's entry is already in c, or a client's (which stays). */
-static bool dt_flags_staying(const struct task_struct *task,
-			     const struct dt_ctx *c)
+/*
+ * Whether task's entry stays as it is: 1 if it is in c already, -1 if it
+ * is a client's; else 0.
+ */
+static int dt_flags_staying(const struct task_struct *task,
+			    const struct dt_ctx *c)
 {
 	struct dt_flag *f;
-	bool stay;
+	int stay = 0;
 
 	if (!atomic_read(&dt_trace_active))
-		return false;
+		return 0;
 	rcu_read_lock();
 	f = dt_flag_find(task);
-	stay = f && (!f->ctx || f->ctx == c);
+	if (f)
+		stay = !f->ctx ? -1 : f->ctx == c;
 	rcu_read_unlock();
 	return stay;
 }
@@ -504,23 +522,28 @@ static bool dt_flags_may_enter_locked(struct task_struct *task,
  * task works for c from now on: propagated (it read c's request) or
  * resumed (it read the answer to c's upstream request, or writes c's
  * response). It leaves the context it was in. A client stays a client.
- * Any context.
+ * Returns whether task is in c now (not if it is a client, or if it was
+ * refused: table full, rate, memory, c's socket gone). Any context.
  */
-void dt_flags_enter(struct task_struct *task, struct dt_ctx *c,
+bool dt_flags_enter(struct task_struct *task, struct dt_ctx *c,
 		    enum dt_reason reason)
 {
 	struct dt_flag *f, *old;
 	unsigned long irq;
+	bool in;
+	int stay;
 
-	if (dt_flags_staying(task, c))
-		return;
+	stay = dt_flags_staying(task, c);
+	if (stay)
+		return stay > 0;
 	f = dt_mem_zalloc(DT_MEM_THREADS, sizeof(*f), GFP_ATOMIC);
 	if (!f) {
 		dt_stat_inc(DT_STAT_DROP_NOMEM);
-		return;
+		return false;
 	}
 	spin_lock_irqsave(&dt_flags_lock, irq);
 	old = dt_flag_find(task);
+	in = old && old->ctx == c;
 	if (dt_flags_may_enter_locked(task, old, c, reason) &&
 	    dt_ctx_tryget(c)) {
 		if (old)
@@ -532,9 +555,11 @@ void dt_flags_enter(struct task_struct *task, struct dt_ctx *c,
 		dt_stat_inc(reason == DT_REASON_PROPAGATED ?
 			    DT_STAT_PROPAGATIONS : DT_STAT_RESUMES);
 		f = NULL;
+		in = true;
 	}
 	spin_unlock_irqrestore(&dt_flags_lock, irq);
 	dt_mem_free(DT_MEM_THREADS, f);
+	return in;
 }
 
 /*

@@ -252,18 +252,22 @@ static void dt_read_take(struct dt_sock *ds, u32 now, struct dt_read *r)
 	spin_unlock_irqrestore(&ds->lock, irq);
 }
 
-/* A new request read on ds's socket: its context, the socket's served. */
+/*
+ * A new request read on ds's socket: its context, which the reader
+ * enters and the socket serves. A reader refused (table full, rate,
+ * memory) or a client leaves the request untraced here: the socket
+ * serves none, so its answer is not marked either.
+ */
 static void dt_read_request(struct sock *sk, struct dt_sock *ds)
 {
 	struct dt_ctx *c = dt_ctx_new(sk);
 	unsigned long irq;
+	bool in;
 
-	if (!c)
-		return;
+	in = c && dt_flags_enter(current, c, DT_REASON_PROPAGATED);
 	spin_lock_irqsave(&ds->lock, irq);
-	dt_sock_set_ctx(ds, &ds->served, c);
+	dt_sock_set_ctx(ds, &ds->served, in ? c : NULL);
 	spin_unlock_irqrestore(&ds->lock, irq);
-	dt_flags_enter(current, c, DT_REASON_PROPAGATED);
 	dt_ctx_put(c);
 }
 

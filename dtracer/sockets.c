@@ -55,11 +55,12 @@ struct dt_sock *dt_sock_find(const struct sock *sk)
 
 /*
  * The entry of sk, made if needed: NULL (and counted) when the table is
- * full or memory is short, or when sk is closed. Caller is in an RCU
- * read-side section (rcu_read_lock() or a netfilter hook), which keeps
- * the entry returned; any context.
+ * full or memory is short, or when sk is closed (unless connecting: see
+ * dt_sock_get_connecting()). Caller is in an RCU read-side section
+ * (rcu_read_lock() or a netfilter hook), which keeps the entry returned;
+ * any context.
  */
-struct dt_sock *dt_sock_get(const struct sock *sk)
+static struct dt_sock *dt_sock_add(const struct sock *sk, bool connecting)
 {
 	struct dt_sock *ds, *fresh;
 	unsigned long irq;
@@ -79,7 +80,8 @@ struct dt_sock *dt_sock_get(const struct sock *sk)
 
 	spin_lock_irqsave(&dt_socks_lock, irq);
 	ds = dt_sock_find(sk);
-	if (ds || !dt_socks_open || READ_ONCE(sk->sk_state) == TCP_CLOSE) {
+	if (ds || !dt_socks_open ||
+	    (!connecting && READ_ONCE(sk->sk_state) == TCP_CLOSE)) {
 		/* Made meanwhile, disarmed, or closing: nothing to add. */
 	} else if (atomic_read(&dt_nsocks) >= READ_ONCE(dt_max_sockets)) {
 		dt_stat_inc(DT_STAT_DROP_SOCKETS);
@@ -117,6 +119,22 @@ void dt_sock_set_ctx(struct dt_sock *ds, struct dt_ctx **slot,
  * its contexts' references go, and the request read on it, if traced,
  * can no longer be served (dead): its socket is gone.
  */
+struct dt_sock *dt_sock_get(const struct sock *sk)
+{
+	return dt_sock_add(sk, false);
+}
+
+/*
+ * The same for a socket that its caller is connecting (still in
+ * TCP_CLOSE, on its way to TCP_SYN_SENT): the caller holds the socket's
+ * lock, as connect() does, so it cannot be destroyed meanwhile (and a
+ * socket destroyed later goes through the destroy hook).
+ */
+struct dt_sock *dt_sock_get_connecting(const struct sock *sk)
+{
+	return dt_sock_add(sk, true);
+}
+
 static void dt_sock_remove_locked(struct dt_sock *ds)
 {
 	struct dt_ctx *served, *out;

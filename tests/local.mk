@@ -20,7 +20,8 @@ unit_tests = %reldir%/unit/test-parse %reldir%/unit/test-ranges \
 	%reldir%/unit/test-requests %reldir%/unit/test-export %reldir%/unit/test-view
 check_PROGRAMS = $(unit_tests) %reldir%/tools/dt-tcp %reldir%/tools/dt-pcap \
 	%reldir%/tools/dt-retime %reldir%/tools/dt-view-fixture \
-	%reldir%/tools/dt-export-check %reldir%/tools/dt-crowd %reldir%/tools/dt-inject
+	%reldir%/tools/dt-export-check %reldir%/tools/dt-crowd %reldir%/tools/dt-inject \
+	%reldir%/tools/dt-httpd
 tests_unit_test_hull_SOURCES = %reldir%/unit/test-hull.c %reldir%/unit/tap.h \
 	collector/hull.c collector/hull.h
 tests_unit_test_hull_CPPFLAGS = -I$(srcdir)/collector -I$(srcdir)/tests/unit
@@ -81,6 +82,9 @@ tests_unit_test_ranges_CPPFLAGS = -I$(srcdir)/dtracer -I$(srcdir)/tests/unit
 tests_tools_dt_tcp_SOURCES = %reldir%/tools/dt-tcp.c
 tests_tools_dt_tcp_CPPFLAGS = -D_DEFAULT_SOURCE
 tests_tools_dt_tcp_LDADD = -lpthread
+tests_tools_dt_httpd_SOURCES = %reldir%/tools/dt-httpd.c
+tests_tools_dt_httpd_CPPFLAGS = -D_GNU_SOURCE
+tests_tools_dt_httpd_LDADD = -lpthread
 tests_tools_dt_crowd_SOURCES = %reldir%/tools/dt-crowd.c
 tests_tools_dt_crowd_CPPFLAGS = -D_DEFAULT_SOURCE
 tests_tools_dt_crowd_LDADD = -lpthread
@@ -107,6 +111,7 @@ kernel_tests = \
 	%reldir%/kernel/t-mark.sh \
 	%reldir%/kernel/t-trust.sh \
 	%reldir%/kernel/t-chain.sh \
+	%reldir%/kernel/t-fidelity.sh \
 	%reldir%/kernel/t-gate.sh \
 	%reldir%/kernel/t-events.sh \
 	%reldir%/kernel/t-churn.sh \
@@ -129,6 +134,7 @@ EXTRA_DIST += $(build_tests) $(kernel_tests) \
 	%reldir%/kernel/guest-mark.sh \
 	%reldir%/kernel/guest-trust.sh \
 	%reldir%/kernel/guest-chain.sh \
+	%reldir%/kernel/guest-fidelity.sh \
 	%reldir%/kernel/guest-churn.sh \
 	%reldir%/kernel/guest-stress.sh \
 	%reldir%/kernel/guest-gate.sh \

@@ -149,7 +149,7 @@ grep -c ' r\{0,1\}w$' "$out/sysfs-modes" > "$out/writable"
 } | sort -u > "$out/stats"
 sed -n 's/^\([a-z]*\)_.*/\1/p' "$out/stats" | sort | uniq -d > "$out/stat-prefixes"
 
-sed -n 's/^module_param(\([a-z_]*\),.*/\1/p' "$src"/dtracer/*.c |
+sed -n 's/^module_param\(_named\)\{0,1\}(\([a-z_]*\),.*/\2/p' "$src"/dtracer/*.c |
 	sort -u > "$out/params"
 
 # dtracer's events, and each one's fields and enum values: "EVENT.NAME"

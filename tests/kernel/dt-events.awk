@@ -1,9 +1,9 @@
 # Turns babeltrace2 text (--clock-seconds --no-delta) of dtracer's events
 # into one line per event, fields separated by spaces ("none" for an
 # empty address):
-#   TIME send|recv SADDR DADDR SPORT DPORT SEQ END_SEQ TID REASON
-#   TIME flag TID PID REASON PARENT SADDR DADDR SPORT DPORT
-#   TIME unflag TID PID REASON DURATION_NS REQUEST
+#   TIME send|recv SADDR DADDR SPORT DPORT SEQ END_SEQ TID REASON RESPONSE
+#   TIME flag TID PID REASON PARENT SADDR DADDR SPORT DPORT CONTEXT
+#   TIME unflag TID PID REASON DURATION_NS REQUEST CONTEXT IDLE_NS
 #   TIME answer TID PID SADDR DADDR SPORT DPORT DURATION_NS
 # Addresses are dotted bytes (IPv6 too: 16 numbers). Other events are
 # skipped.
@@ -55,16 +55,16 @@ function ports(p) {
 	p = payload($0)
 }
 e == "dtracer_mark_send" {
-	print t, "send", ports(p), num(p, "seq"), num(p, "end_seq"), num(p, "tid"), enumval(p, "reason")
+	print t, "send", ports(p), num(p, "seq"), num(p, "end_seq"), num(p, "tid"), enumval(p, "reason"), num(p, "response")
 }
 e == "dtracer_mark_recv" {
-	print t, "recv", ports(p), num(p, "seq"), num(p, "end_seq"), "-", "-"
+	print t, "recv", ports(p), num(p, "seq"), num(p, "end_seq"), "-", "-", num(p, "response")
 }
 e == "dtracer_flag" {
-	print t, "flag", num(p, "tid"), num(p, "pid"), enumval(p, "reason"), num(p, "parent"), ports(p)
+	print t, "flag", num(p, "tid"), num(p, "pid"), enumval(p, "reason"), num(p, "parent"), ports(p), num(p, "context")
 }
 e == "dtracer_unflag" {
-	print t, "unflag", num(p, "tid"), num(p, "pid"), enumval(p, "reason"), num(p, "duration_ns"), num(p, "request")
+	print t, "unflag", num(p, "tid"), num(p, "pid"), enumval(p, "reason"), num(p, "duration_ns"), num(p, "request"), num(p, "context"), num(p, "idle_ns")
 }
 e == "dtracer_answer" {
 	print t, "answer", num(p, "tid"), num(p, "pid"), ports(p), num(p, "duration_ns")

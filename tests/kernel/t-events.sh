@@ -149,6 +149,29 @@ in_order dt-b "request received, middle flagged, request forwarded by it, answer
 	"$(first dt-b "\$2 == \"send\" && \$4 == \"$a\" && \$9 == \"$mid\"")" \
 	"$(first dt-b "\$2 == \"unflag\" && \$3 == \"$mid\" && \$5 == \"response\"")"
 
+# The second mark: the answers (dt-c to dt-b, dt-b to dt-a) carry it, the
+# requests do not; a receive says what its send said.
+kinds() {
+	ev "$1" | awk -v s="$2" -v d="$3" -v k="$4" '$2 == k && $3 == s && $4 == d { n[$11]++ } END { print n["0"] + 0, n["1"] + 0 }'
+}
+for pair in "dt-a $a $b send 0" "dt-b $b $c send 0" "dt-c $c $b send 1" "dt-b $b $a send 1" \
+	    "dt-b $a $b recv 0" "dt-c $b $c recv 0" "dt-b $c $b recv 1" "dt-a $b $a recv 1"; do
+	set -- $pair
+	set -- $(kinds "$1" "$2" "$3" "$4") "$@"
+	if [ "$7" = 1 ]; then what="answers (response = 1)"; good=$2; bad=$1; else what="requests (response = 0)"; good=$1; bad=$2; fi
+	tap_result $([ "$good" -gt 0 ] && [ "$bad" = 0 ]; echo $?) \
+		"[$3] every $6 from $4 to $5 is marked as one of the $what ($good, $bad not)"
+done
+# Contexts: the middle's flag and unflag name the same request (non-zero);
+# the client's is 0; a response unflag's idle_ns (time since the last
+# write of the answer) is within its duration.
+r=$(ev dt-b | awk -v m="$mid" '$3 == m && $2 == "flag" { f = $11 } $3 == m && $2 == "unflag" { u = $8; i = $9; d = $6 } END { print f + 0, u + 0, (i >= 0 && i < d) }')
+set -- $r
+tap_result $([ "$1" -gt 0 ] && [ "$1" = "$2" ] && [ "$3" = 1 ]; echo $?) \
+	"[dt-b] the middle's flag and unflag carry its request's context ($1, $2), idle_ns within its time"
+n=$(ev dt-a | awk -v c="$client" '$3 == c && (($2 == "flag" && $11 != 0) || ($2 == "unflag" && $8 != 0))' | grep -c .)
+tap_result $([ "$n" = 0 ]; echo $?) "[dt-a] the client's flag has no context (context 0)"
+
 in_order dt-c "request received, server flagged (propagated from the middle), answer sent, server unflagged (response)" \
 	"$(first dt-c "\$2 == \"recv\" && \$3 == \"$b\"")" \
 	"$(first dt-c "\$2 == \"flag\" && \$3 == \"$server\" && \$5 == \"propagated\" && \$7 == \"$b\" && \$10 == 7401")" \

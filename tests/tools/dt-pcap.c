@@ -5,11 +5,12 @@
  *   dt-pcap FILE
  *
  * Output, one line per TCP segment (IPv4 or IPv6):
- *   SRC SPORT DST DPORT SEQ LEN MARK AE FIRST LAST
+ *   SRC SPORT DST DPORT SEQ LEN MARK AE FIRST LAST RESP
  * LEN is the payload length; MARK is 1 when the first reserved bit (0x08
  * of header byte 12) is set; AE is the 0x01 bit of that byte; FIRST and
  * LAST are the payload's first and last bytes ('.' if not printable, '-'
- * if there is no payload or it was not captured). Exit 0 on success, 1
+ * if there is no payload or it was not captured); RESP is 1 when the
+ * second reserved bit (0x04, dtracer's response mark) is set. Exit 0 on success, 1
  * when the file cannot be read.
  *
  * libpcap reads the file (any format tcpdump writes); the link layers
@@ -83,9 +84,10 @@ static void segment(const unsigned char *th, size_t tcplen, size_t caplen,
 		first = show(th[doff]);
 		last = show(th[tcplen - 1]);
 	}
-	printf("%s %u %s %u %lu %zu %d %d %c %c\n", src, be16(th), dst,
+	printf("%s %u %s %u %lu %zu %d %d %c %c %d\n", src, be16(th), dst,
 	       be16(th + 2), be32(th + 4), tcplen - doff,
-	       (th[12] & 0x08) != 0, (th[12] & 0x01) != 0, first, last);
+	       (th[12] & 0x08) != 0, (th[12] & 0x01) != 0, first, last,
+	       (th[12] & 0x04) != 0);
 }
 
 static void packet(int dlt, const unsigned char *p, size_t len)

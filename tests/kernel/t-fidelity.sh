@@ -1,0 +1,17 @@
+#!/bin/sh
+# One request, not the whole server: through nginx (one worker) with
+# and without upstream keep-alive, three unflagged curl loops beside one
+# flagged curl. Every flagged request is traced at the backend, no
+# unflagged one is; only the flagged curl is flagged on the client's
+# host, only the servers' threads on theirs; 2 s after the flagged curl
+# exits nothing is flagged anywhere though the loops go on; nginx's
+# answers to the flagged curl carry the response mark, its answers to
+# the loops no mark. See guest-fidelity.sh.
+. "$DT_BUILDDIR/tests/vm/config.sh"
+. "$DT_SRCDIR/tests/vm/tap.sh"
+. "$DT_SRCDIR/tests/vm/vm.sh"
+
+out=$DT_BUILDDIR/tests/out/fidelity
+vm_run "$out" "$DT_SRCDIR/tests/kernel/guest-fidelity.sh" dt-a dt-b dt-c
+vm_report "$out" dt-a dt-b dt-c
+tap_done

@@ -1,0 +1,369 @@
+/*
+ * dt-httpd: an HTTP/1.1 backend for the fidelity tests that says, per
+ * request, whether the thread that served it was flagged by dtracer
+ * (its ground truth: was this request traced here?).
+ *
+ *   dt-httpd [-b BYTES | -f FILE] [-w CHUNK] [-p WORKERS] PORT LOG
+ *
+ * Serves GET requests on PORT (IPv4, every address) with keep-alive
+ * (HTTP/1.1; "Connection: close" or HTTP/1.0 closes after the answer).
+ * The answer is BYTES bytes (default 1000), written CHUNK bytes per
+ * write() (default: all at once), or FILE sent with sendfile(), CHUNK
+ * bytes per call. For every request, after reading it
+ * and before answering, the serving thread looks for its own id in
+ * /sys/distributed-tracer/list_pid and appends "PATH traced|untraced
+ * TID" to LOG.
+ *
+ * Threads: one per connection by default. With -p, a pool: one thread
+ * reads every connection's requests (epoll, one request per connection
+ * in flight) and hands each to one of WORKERS worker threads through a
+ * queue (a mutex and a condition variable: futex wake-ups); the worker
+ * checks its own flag, answers, and gives the connection back to the
+ * reader (a pipe).
+ */
+#include <errno.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <fcntl.h>
+#include <sys/epoll.h>
+#include <sys/sendfile.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define REQMAX 8192
+#define QMAX 256
+
+static long body_bytes = 1000, chunk_bytes;
+static int body_file = -1;	/* -f: sendfile() from it */
+static FILE *logf;
+static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int usage(void)
+{
+	fprintf(stderr,
+		"usage: dt-httpd [-b BYTES | -f FILE] [-w CHUNK] [-p WORKERS] PORT LOG\n");
+	return 2;
+}
+
+static int parse_num(const char *s, long min, long *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtol(s, &end, 10);
+	if (errno || *end || end == s || *out < min) {
+		fprintf(stderr, "dt-httpd: not a number >= %ld: \"%s\"\n", min,
+			s);
+		return -1;
+	}
+	return 0;
+}
+
+/* Whether this thread's id is in dtracer's list_pid. */
+static bool flagged_now(void)
+{
+	long tid = syscall(SYS_gettid);
+	char line[256];
+	bool found = false;
+	FILE *f = fopen("/sys/distributed-tracer/list_pid", "r");
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = strtol(line, NULL, 10) == tid;
+	fclose(f);
+	return found;
+}
+
+static void note(const char *path)
+{
+	bool traced = flagged_now();
+
+	pthread_mutex_lock(&log_lock);
+	fprintf(logf, "%s %s %ld\n", path, traced ? "traced" : "untraced",
+		(long)syscall(SYS_gettid));
+	fflush(logf);
+	pthread_mutex_unlock(&log_lock);
+}
+
+static int write_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* The body: BYTES of filler, CHUNK per write(), or the file by sendfile(). */
+static int write_body(int fd)
+{
+	static const char fill[4096] = { 'x' };
+	off_t off = 0;
+	long left, n;
+	ssize_t w;
+
+	for (left = body_bytes; left > 0; left -= n) {
+		n = chunk_bytes ? chunk_bytes : left;
+		if (n > left)
+			n = left;
+		if (body_file >= 0) {
+			w = sendfile(fd, body_file, &off, (size_t)n);
+			if (w < 0 && errno == EINTR)
+				w = 0;
+			if (w < 0)
+				return -1;
+			n = w;
+			continue;
+		}
+		if (n > (long)sizeof(fill))
+			n = sizeof(fill);
+		if (write_all(fd, fill, (size_t)n))
+			return -1;
+	}
+	return 0;
+}
+
+/* One connection's read state: bytes of requests not yet served. */
+struct conn {
+	int fd;
+	size_t len;
+	char buf[REQMAX];
+};
+
+/*
+ * Reads until conn holds a whole request head; 1 if so, 0 at the peer's
+ * end, -1 on error or a head too long.
+ */
+static int read_request(struct conn *c)
+{
+	ssize_t n;
+
+	while (!memmem(c->buf, c->len, "\r\n\r\n", 4)) {
+		if (c->len == sizeof(c->buf))
+			return -1;
+		n = read(c->fd, c->buf + c->len, sizeof(c->buf) - c->len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -1 : 0;
+		c->len += (size_t)n;
+	}
+	return 1;
+}
+
+/*
+ * Serves the request at the head of c's buffer: notes it, answers it,
+ * drops it from the buffer. 1: keep the connection, 0: close it.
+ */
+static int serve_request(struct conn *c)
+{
+	char *end = memmem(c->buf, c->len, "\r\n\r\n", 4) + 4;
+	char path[512] = "?", head[128];
+	size_t used = (size_t)(end - c->buf);
+	bool keep;
+	long n;
+
+	sscanf(c->buf, "GET %511s", path);
+	keep = memmem(c->buf, used, "HTTP/1.1", 8) &&
+	       !memmem(c->buf, used, "Connection: close", 17);
+	note(path);
+	n = snprintf(head, sizeof(head),
+		     "HTTP/1.1 200 OK\r\nContent-Length: %ld\r\n%s\r\n",
+		     body_bytes, keep ? "" : "Connection: close\r\n");
+	if (write_all(c->fd, head, (size_t)n) || write_body(c->fd))
+		return 0;
+	memmove(c->buf, end, c->len - used);
+	c->len -= used;
+	return keep;
+}
+
+static void *per_connection(void *arg)
+{
+	struct conn *c = arg;
+
+	while (read_request(c) > 0 && serve_request(c))
+		;
+	close(c->fd);
+	free(c);
+	return NULL;
+}
+
+/* The pool: a queue of connections whose request was read. */
+static struct conn *queue[QMAX];
+static int q_head, q_len;
+static pthread_mutex_t q_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t q_cond = PTHREAD_COND_INITIALIZER;
+static int back[2];		/* workers -> reader: connections to watch */
+
+static void *worker(void *arg)
+{
+	struct conn *c;
+
+	(void)arg;
+	for (;;) {
+		pthread_mutex_lock(&q_lock);
+		while (!q_len)
+			pthread_cond_wait(&q_cond, &q_lock);
+		c = queue[q_head];
+		q_head = (q_head + 1) % QMAX;
+		q_len--;
+		pthread_mutex_unlock(&q_lock);
+		if (serve_request(c)) {
+			if (write_all(back[1], (char *)&c, sizeof(c)) == 0)
+				continue;
+		}
+		close(c->fd);
+		free(c);
+	}
+	return NULL;
+}
+
+static void hand_over(struct conn *c)
+{
+	pthread_mutex_lock(&q_lock);
+	if (q_len == QMAX) {
+		pthread_mutex_unlock(&q_lock);
+		close(c->fd);
+		free(c);
+		return;
+	}
+	queue[(q_head + q_len++) % QMAX] = c;
+	pthread_cond_signal(&q_cond);
+	pthread_mutex_unlock(&q_lock);
+}
+
+static int watch(int ep, struct conn *c)
+{
+	struct epoll_event e = { .events = EPOLLIN | EPOLLONESHOT,
+				 .data.ptr = c };
+
+	if (!epoll_ctl(ep, EPOLL_CTL_MOD, c->fd, &e))
+		return 0;
+	return epoll_ctl(ep, EPOLL_CTL_ADD, c->fd, &e);
+}
+
+/* The pool's reader: accepts, reads requests, hands them over. */
+static int pool(int ls, long workers)
+{
+	struct epoll_event e = { .events = EPOLLIN }, got[16];
+	pthread_t t;
+	struct conn *c;
+	int ep, i, n;
+
+	ep = epoll_create1(0);
+	if (ep < 0 || pipe(back) || epoll_ctl(ep, EPOLL_CTL_ADD, ls, &e))
+		return perror("dt-httpd: epoll"), 1;
+	e.data.ptr = back;
+	if (epoll_ctl(ep, EPOLL_CTL_ADD, back[0], &e))
+		return perror("dt-httpd: epoll"), 1;
+	for (i = 0; i < workers; i++)
+		if (pthread_create(&t, NULL, worker, NULL))
+			return perror("dt-httpd: pthread_create"), 1;
+	for (;;) {
+		n = epoll_wait(ep, got, 16, -1);
+		for (i = 0; i < n; i++) {
+			if (!got[i].data.ptr) {
+				c = calloc(1, sizeof(*c));
+				if (!c || (c->fd = accept(ls, NULL, NULL)) < 0) {
+					free(c);
+					continue;
+				}
+			} else if (got[i].data.ptr == back) {
+				if (read(back[0], &c, sizeof(c)) != sizeof(c))
+					continue;
+			} else {
+				c = got[i].data.ptr;
+				if (read_request(c) <= 0) {
+					close(c->fd);
+					free(c);
+					continue;
+				}
+			}
+			/* A request already read waits for no new bytes. */
+			if (memmem(c->buf, c->len, "\r\n\r\n", 4))
+				hand_over(c);
+			else if (watch(ep, c))
+				close(c->fd), free(c);
+		}
+	}
+}
+
+static int listen_on(long port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_port = htons((uint16_t)port) };
+	int one = 1, fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	if (fd < 0 ||
+	    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
+	    bind(fd, (struct sockaddr *)&a, sizeof(a)) || listen(fd, 128)) {
+		perror("dt-httpd: listen");
+		return -1;
+	}
+	return fd;
+}
+
+int main(int argc, char **argv)
+{
+	long port, workers = 0;
+	pthread_t t;
+	struct conn *c;
+	int opt, ls;
+
+	struct stat st;
+
+	while ((opt = getopt(argc, argv, "b:f:w:p:")) != -1) {
+		if (opt == 'f') {
+			body_file = open(optarg, O_RDONLY);
+			if (body_file < 0 || fstat(body_file, &st))
+				return perror("dt-httpd: -f"), 1;
+			body_bytes = (long)st.st_size;
+			continue;
+		}
+		if ((opt == 'b' && parse_num(optarg, 0, &body_bytes)) ||
+		    (opt == 'w' && parse_num(optarg, 1, &chunk_bytes)) ||
+		    (opt == 'p' && parse_num(optarg, 1, &workers)) ||
+		    opt == '?')
+			return usage();
+	}
+	if (argc - optind != 2 || parse_num(argv[optind], 1, &port) ||
+	    port > 65535)
+		return usage();
+	logf = fopen(argv[optind + 1], "a");
+	if (!logf)
+		return perror("dt-httpd: log"), 1;
+	signal(SIGPIPE, SIG_IGN);
+	ls = listen_on(port);
+	if (ls < 0)
+		return 1;
+	if (workers)
+		return pool(ls, workers);
+	for (;;) {
+		c = calloc(1, sizeof(*c));
+		if (!c)
+			return perror("dt-httpd"), 1;
+		c->fd = accept(ls, NULL, NULL);
+		if (c->fd < 0 || pthread_create(&t, NULL, per_connection, c)) {
+			if (c->fd >= 0)
+				close(c->fd);
+			free(c);
+			continue;
+		}
+		pthread_detach(t);
+	}
+}
