@@ -183,7 +183,6 @@ void dt_flags_socket_gone(const struct sock *sk);
 void dt_flags_fork(struct task_struct *parent, struct task_struct *child);
 void dt_flags_task_exit(struct task_struct *task);
 unsigned int dt_flags_count(void);
-bool dt_flags_serving(void);
 void dt_flags_set_narrowed(bool on);
 bool dt_flags_narrowed(void);
 ssize_t dt_flags_list(char *buf, size_t size);

@@ -25,10 +25,11 @@
  *    of bytes changes between writes, the write queue's tail skb is closed
  *    for appending (the kernel's own MSG_EOR bit), so that no skb, and
  *    thus no TSO/GSO segment cut from it, mixes kinds.
- *    While this host serves traced requests, a connection's first write
- *    is the request of the context that connected it (tracepoint
- *    inet_sock_set_state, TCP_SYN_SENT): an event loop connects for one
- *    request and writes when the connection is up, after reading others.
+ *    A connection's first write is the request of the context that
+ *    connected it, or unmarked if an untraced thread connected it lately
+ *    (tracepoint inet_sock_set_state, TCP_SYN_SENT): an event loop
+ *    connects for one request and writes when the connection is up,
+ *    after reading others.
  * 2. Marking (netfilter LOCAL_OUT, IPv4 and IPv6, last priority): a TCP
  *    segment of a followed socket whose bytes overlap a marked range gets
  *    the first reserved bit (0x08 of header byte 12), and a response's
@@ -49,7 +50,9 @@
 #include "dtracer.h"
 #include "packet.h"
 
+#include <linux/hash.h>
 #include <linux/ip.h>
+#include <linux/jiffies.h>
 #include <linux/ipv6.h>
 #include <linux/kprobes.h>
 #include <linux/netfilter.h>
@@ -120,6 +123,29 @@ static bool dt_serving_side(const struct sock *sk)
 }
 
 /*
+ * Connections that untraced threads opened lately: the socket and when,
+ * one slot per hash of the socket (a later one takes the slot). Read at
+ * the first write on a connection by a thread working for a request.
+ */
+#define DT_CONNECTS_BITS 10
+#define DT_CONNECT_AGE HZ
+
+static struct {
+	const struct sock *sk;
+	unsigned long at;
+} dt_connects[1 << DT_CONNECTS_BITS];
+
+/* Whether an untraced thread opened sk lately. */
+static bool dt_connected_untraced(const struct sock *sk)
+{
+	unsigned int i = hash_ptr(sk, DT_CONNECTS_BITS);
+
+	return READ_ONCE(dt_connects[i].sk) == sk &&
+	       time_before(jiffies, READ_ONCE(dt_connects[i].at) +
+				    DT_CONNECT_AGE);
+}
+
+/*
  * What current's write on sk is (see the file comment), and for which
  * context (*owner, NULL for a client's or unmarked bytes): by, its flag
  * (NULL if none); ds, sk's entry (NULL if none; under its lock).
@@ -140,7 +166,9 @@ static enum dt_kind dt_send_kind(const struct sock *sk,
 		*owner = ds->outstanding;
 		return *owner ? DT_REQUEST : DT_UNMARKED;
 	}
-	if (by && !dt_serving_side(sk)) {
+	if (by && !dt_serving_side(sk) &&
+	    !(READ_ONCE(tcp_sk(sk)->bytes_sent) == 0 &&
+	      dt_connected_untraced(sk))) {
 		*owner = by->ctx;
 		return DT_REQUEST;
 	}
@@ -365,31 +393,35 @@ static unsigned int dt_egress_hook(void *priv, struct sk_buff *skb,
 
 /*
  * inet_sock_set_state to TCP_SYN_SENT: current connects sk (socket
- * locked, still TCP_CLOSE). While this host serves traced requests, the
- * connection's first write belongs to the context of the thread that
- * connected it (none for an untraced thread), whoever writes it: an
- * event loop connects for one request and writes once the connection is
- * up, having read others meanwhile. Clients need nothing: they mark
- * everything.
+ * locked, still TCP_CLOSE). A connection's first write belongs to the
+ * thread that opened it, whoever writes it: an event loop connects for
+ * one request and writes once the connection is up, having read others
+ * meanwhile. A thread working for a request notes its context on the
+ * socket's entry; an untraced one notes the socket in dt_connects (no
+ * entry: connections are many, the socket table is for marked ones).
+ * Clients need nothing: they mark everything.
  */
 static void dt_on_state(void *data, const struct sock *sk, int old, int new)
 {
+	unsigned int i = hash_ptr(sk, DT_CONNECTS_BITS);
 	struct dt_sender by;
 	struct dt_sock *ds;
 	unsigned long irq;
-	bool flagged;
 
-	if (new != TCP_SYN_SENT || sk->sk_protocol != IPPROTO_TCP ||
-	    !dt_flags_serving())
+	if (new != TCP_SYN_SENT || sk->sk_protocol != IPPROTO_TCP)
 		return;
 	rcu_read_lock();
-	flagged = dt_flag_sender(current, &by);
-	ds = flagged && by.client ? NULL : dt_sock_get_connecting(sk);
-	if (ds) {
-		spin_lock_irqsave(&ds->lock, irq);
-		ds->connecting = true;
-		dt_sock_set_ctx(ds, &ds->outstanding, flagged ? by.ctx : NULL);
-		spin_unlock_irqrestore(&ds->lock, irq);
+	if (!dt_flag_sender(current, &by)) {
+		WRITE_ONCE(dt_connects[i].sk, sk);
+		WRITE_ONCE(dt_connects[i].at, jiffies);
+	} else if (!by.client) {
+		ds = dt_sock_get_connecting(sk);
+		if (ds) {
+			spin_lock_irqsave(&ds->lock, irq);
+			ds->connecting = true;
+			dt_sock_set_ctx(ds, &ds->outstanding, by.ctx);
+			spin_unlock_irqrestore(&ds->lock, irq);
+		}
 	}
 	rcu_read_unlock();
 }

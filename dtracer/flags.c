@@ -73,7 +73,6 @@ static DEFINE_HASHTABLE(dt_flags, DT_FLAGS_BITS);
 static DEFINE_HASHTABLE(dt_flags_by_sk, DT_FLAGS_BITS);
 static DEFINE_SPINLOCK(dt_flags_lock);
 static unsigned int dt_nflags;		/* under dt_flags_lock */
-static atomic_t dt_nserving;		/* entries with a request */
 
 /* dtracer.h: the count of flagged threads, for the lttng-modules fork. */
 atomic_t dt_trace_active = ATOMIC_INIT(0);
@@ -215,22 +214,14 @@ unsigned int dt_flags_count(void)
 	return READ_ONCE(dt_nflags);
 }
 
-/* Whether some thread here serves a traced request. */
-bool dt_flags_serving(void)
-{
-	return atomic_read(&dt_nserving);
-}
-
 static void dt_flag_insert_locked(struct dt_flag *f)
 {
 	lockdep_assert_held(&dt_flags_lock);
 	f->since = ktime_get_ns();
 	dt_hint_get(f->task);
 	hash_add_rcu(dt_flags, &f->node, (unsigned long)f->task);
-	if (f->ctx) {
+	if (f->ctx)
 		hash_add(dt_flags_by_sk, &f->by_sk, (unsigned long)f->ctx->sk);
-		atomic_inc(&dt_nserving);
-	}
 	if (dt_narrowed) {
 		/* After the insertion: see dt_walk_narrow(). */
 		smp_mb__before_atomic();
@@ -259,10 +250,8 @@ static void dt_flag_remove_locked(struct dt_flag *f, enum dt_unflag why)
 	else if (why == DT_UNFLAG_SWITCHED)
 		dt_stat_inc(DT_STAT_SWITCHES);
 	hash_del_rcu(&f->node);
-	if (f->ctx) {
+	if (f->ctx)
 		hash_del(&f->by_sk);
-		atomic_dec(&dt_nserving);
-	}
 	if (dt_narrowed)
 		clear_task_syscall_work(f->task, SYSCALL_TRACEPOINT);
 	dt_hint_put(f->task);
@@ -394,10 +383,8 @@ int dt_flags_add(int *ids, int n)
 			/* Now flagged by hand: only remove_pid ends it. */
 			fresh[i]->since = old->since;
 			hlist_replace_rcu(&old->node, &fresh[i]->node);
-			if (old->ctx) {
+			if (old->ctx)
 				hash_del(&old->by_sk);
-				atomic_dec(&dt_nserving);
-			}
 			dt_ctx_put(old->ctx);
 			dt_mem_free_rcu(DT_MEM_THREADS, old, rcu);
 			dt_event_flag(tasks[i], DT_REASON_MANUAL, 0, NULL);

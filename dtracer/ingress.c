@@ -291,6 +291,7 @@ static void dt_on_read(void *data, struct sock *sk)
 {
 	u32 now = READ_ONCE(tcp_sk(sk)->copied_seq);
 	struct dt_read r = { 0 };
+	struct dt_sender by;
 	struct dt_sock *ds;
 
 	if (!dt_socks_count() && !atomic_read(&dt_trace_active))
@@ -307,7 +308,8 @@ static void dt_on_read(void *data, struct sock *sk)
 	} else if (r.resume) {
 		dt_flags_enter(current, r.resume, DT_REASON_RESUMED);
 	} else {
-		if (r.response)
+		/* The rest of a client's answer is no stray response. */
+		if (r.response && !(dt_flag_sender(current, &by) && by.client))
 			dt_stat_inc(DT_STAT_UNSOLICITED);
 		if (r.served)
 			dt_read_untraced(ds, r.served);

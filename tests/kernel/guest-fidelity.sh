@@ -117,19 +117,24 @@ loops() {
 client() {
 	base=$((7600 + 20 * $1))
 	_name=$2 _host=$3 _ports=$4 _furls=$5 _lurls=$6
-	check "[$_name] dt-b and dt-c are ready" wait_for $(slow 300) sh -c \
-		"$tcp request dt-b $((base + 1)) go && $tcp request dt-c $((base + 1)) go"
-	_filter=$(echo "$_ports" | sed 's/^/tcp port /; s/ / or tcp port /g')
-	tcpdump -i eth0 -n -U -w /tmp/cap-$_name.pcap "$_filter" 2> /tmp/tcpdump-$_name.err &
+	check "[$_name] dt-b is ready" wait_for $(slow 300) $tcp request dt-b $((base + 1)) go
+	check "[$_name] dt-c is ready" wait_for $(slow 300) $tcp request dt-c $((base + 1)) go
+	_filter=$(echo "$_ports" | sed 's/ / or tcp port /g; s/^/tcp port /')
+	# A 64 MiB buffer: the 1 MiB answers come faster than -U writes them.
+	tcpdump -i eth0 -n -U -B 65536 -w /tmp/cap-$_name.pcap "$_filter" 2> /tmp/tcpdump-$_name.err &
 	tdpid=$!
 	check "[$_name] tcpdump is capturing" wait_for 30 grep -q listening /tmp/tcpdump-$_name.err
 	# shellcheck disable=SC2086
 	loops "$_name" $_lurls
 	check "[$_name] the unflagged loops get answers" wait_for $(slow 120) grep -q '^ok$' /tmp/loops-$_name
 	sample /tmp/samples-$_name
+	_args=
+	for u in $_furls; do
+		_args="$_args -o /dev/null $u"
+	done
 	# shellcheck disable=SC2016,SC2086
 	sh -c 'echo $$ > /tmp/fpid && echo $$ > '$sys'/add_pid && exec "$@"' flagged \
-		curl -s -o /dev/null -w '%{local_port} %{size_download}\n' $_furls \
+		curl -s -w '%{local_port} %{size_download}\n' $_args \
 		> /tmp/flagged-$_name 2> /tmp/flagged-$_name.err
 	fpid=$(cat /tmp/fpid)
 	_nf=$(($(echo "$_furls" | wc -w) * $(echo "$_furls" | sed -n 's/.*\[1-\([0-9]*\)\].*/\1/p')))
@@ -149,7 +154,8 @@ client() {
 	kill $tdpid
 	wait $tdpid
 	check "[$_name] the capture reads back" sh -c "$pcap /tmp/cap-$_name.pcap > /tmp/segs-$_name"
-	cp /tmp/segs-$_name /tmp/samples-$_name /tmp/flagged-$_name "$DT_RESULTS/"
+	cp /tmp/segs-$_name /tmp/samples-$_name /tmp/flagged-$_name \
+		/tmp/tcpdump-$_name.err "$DT_RESULTS/"
 	fports=$(awk '{ print $1 }' /tmp/flagged-$_name | sort -u | tr '\n' ' ')
 	fbytes=$(awk '{ n += $2 } END { print n + 0 }' /tmp/flagged-$_name)
 	set -- $(awk -v p=" $fports" -v sp=" $_ports " -v h="$(dt_addr $_host)" '
