@@ -51,6 +51,7 @@
 #include "packet.h"
 
 #include <linux/hash.h>
+#include <linux/fs.h>
 #include <linux/ip.h>
 #include <linux/jiffies.h>
 #include <linux/ipv6.h>
@@ -391,15 +392,27 @@ static unsigned int dt_egress_hook(void *priv, struct sk_buff *skb,
 	return NF_ACCEPT;
 }
 
+/* Whether sk's connect does not wait: an event loop's. */
+static bool dt_connect_nonblocking(const struct sock *sk)
+{
+	const struct socket *sock = READ_ONCE(sk->sk_socket);
+
+	return sock && sock->file && (READ_ONCE(sock->file->f_flags) & O_NONBLOCK);
+}
+
 /*
  * inet_sock_set_state to TCP_SYN_SENT: current connects sk (socket
  * locked, still TCP_CLOSE). A connection's first write belongs to the
  * thread that opened it, whoever writes it: an event loop connects for
  * one request and writes once the connection is up, having read others
  * meanwhile. A thread working for a request notes its context on the
- * socket's entry; an untraced one notes the socket in dt_connects (no
- * entry: connections are many, the socket table is for marked ones).
- * Clients need nothing: they mark everything.
+ * socket's entry; an untraced event loop (a non-blocking connect) notes
+ * the socket in dt_connects (no entry: connections are many, the socket
+ * table is for marked ones). A blocking connect by an untraced thread is
+ * not noted: such a thread waits for its connection and then reads what
+ * to send on it (socat, a proxy thread per connection), so the first
+ * write takes the writer's context. Clients need nothing: they mark
+ * everything.
  */
 static void dt_on_state(void *data, const struct sock *sk, int old, int new)
 {
@@ -412,8 +425,10 @@ static void dt_on_state(void *data, const struct sock *sk, int old, int new)
 		return;
 	rcu_read_lock();
 	if (!dt_flag_sender(current, &by)) {
-		WRITE_ONCE(dt_connects[i].sk, sk);
-		WRITE_ONCE(dt_connects[i].at, jiffies);
+		if (dt_connect_nonblocking(sk)) {
+			WRITE_ONCE(dt_connects[i].sk, sk);
+			WRITE_ONCE(dt_connects[i].at, jiffies);
+		}
 	} else if (!by.client) {
 		ds = dt_sock_get_connecting(sk);
 		if (ds) {
