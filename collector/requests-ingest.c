@@ -198,13 +198,14 @@ static int add_flag(struct dt_rq_builder *b, struct host *h, int hi,
 			raw_at(b, t->open)->flag = DT_RQ_FLAG_MANUAL;
 		return 0;
 	}
-	if (ev->reason == DT_RQ_FLAG_RESUMED && resume_span(b, h, t, ev))
+	if ((ev->reason == DT_RQ_FLAG_RESUMED ||
+	     ev->reason == DT_RQ_FLAG_HANDOFF) && resume_span(b, h, t, ev))
 		return 0;
 	r.host = hi;
 	r.tid = ev->tid;
 	r.pid = ev->pid;
 	r.parent_tid = ev->parent;
-	r.flag = (unsigned)ev->reason <= DT_RQ_FLAG_RESUMED ?
+	r.flag = (unsigned)ev->reason <= DT_RQ_FLAG_HANDOFF ?
 		 (enum dt_rq_flag_reason)ev->reason : DT_RQ_FLAG_MANUAL;
 	r.context = ev->context;
 	/* Another thread joining a request: a child of the one that began. */

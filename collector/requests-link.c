@@ -110,6 +110,17 @@ static void link_propagated(struct finish *F, struct raw *r)
 	r->parent = send_at(F, si)->span;
 }
 
+/*
+ * A thread handed the request by a wake-up: a child of the waker's span
+ * (the thread that read the request), else of the one that began it.
+ */
+static int handed_by(struct finish *F, const struct raw *r)
+{
+	int p = span_at(F, r->host, r->parent_tid, r->start);
+
+	return p >= 0 ? p : r->origin;
+}
+
 void rq_link_raws(struct finish *F)
 {
 	guint i;
@@ -124,6 +135,8 @@ void rq_link_raws(struct finish *F)
 					    r->start);
 		else if (r->flag == DT_RQ_FLAG_RESUMED)
 			r->parent = r->origin;
+		else if (r->flag == DT_RQ_FLAG_HANDOFF)
+			r->parent = handed_by(F, r);
 		if (r->parent == (int)i)
 			r->parent = -1;
 	}

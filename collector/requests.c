@@ -28,9 +28,10 @@
 const char *dt_rq_flag_reason_name(enum dt_rq_flag_reason r)
 {
 	static const char *const names[] = { "manual", "propagated",
-					     "inherited", "resumed" };
+					     "inherited", "resumed",
+					     "handoff" };
 
-	return (unsigned)r < 4 ? names[r] : "unknown";
+	return (unsigned)r < 5 ? names[r] : "unknown";
 }
 
 const char *dt_rq_end_reason_name(enum dt_rq_end_reason r)

@@ -30,6 +30,7 @@ enum dt_rq_flag_reason {
 	DT_RQ_FLAG_PROPAGATED = 1,
 	DT_RQ_FLAG_INHERITED = 2,
 	DT_RQ_FLAG_RESUMED = 3,	/* another thread joined the request */
+	DT_RQ_FLAG_HANDOFF = 4,	/* a thread woken by one serving it */
 };
 
 /* dtracer_unflag's reasons, plus how a span can end without one. */

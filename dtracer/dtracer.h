@@ -16,6 +16,9 @@
  *   dt_flags_set_narrowed()) and sockets.c (dt_socks_lock, then the
  *   entry's lock, to take a removed entry's contexts); the packet paths
  *   release a socket's lock before they call flags.c.
+ * - The scheduler's p->pi_lock comes before dt_flags_lock (handoff.c
+ *   runs in sched_waking): nothing done under dt_flags_lock, or under
+ *   the locks after it, wakes a task or sleeps.
  * - Contexts (context.c) are counted by references and freed by
  *   kfree_rcu(): a pointer read under RCU may be used to the end of the
  *   section, and kept beyond it only with dt_ctx_tryget().
@@ -63,6 +66,7 @@ enum dt_stat {
 	DT_STAT_MARKS_UNTRUSTED,	/* ... from untrusted sources: ignored */
 	DT_STAT_PROPAGATIONS,		/* requests read: contexts started */
 	DT_STAT_RESUMES,		/* threads back to a request */
+	DT_STAT_HANDOFFS,		/* threads woken to serve one */
 	DT_STAT_SWITCHES,		/* contexts left for other work */
 	DT_STAT_INHERITS,		/* threads flagged at fork/clone */
 	DT_STAT_UNFLAGS,		/* flags dropped, for any reason */
@@ -138,6 +142,7 @@ enum dt_reason {
 	DT_REASON_PROPAGATED = DTRACER_FLAG_PROPAGATED,	/* read a request */
 	DT_REASON_INHERITED = DTRACER_FLAG_INHERITED,	/* child of a flagged one */
 	DT_REASON_RESUMED = DTRACER_FLAG_RESUMED,	/* back to a context */
+	DT_REASON_HANDOFF = DTRACER_FLAG_HANDOFF,	/* woken to serve one */
 };
 
 enum dt_unflag {
@@ -178,6 +183,7 @@ int dt_flags_remove(int *ids, int n);
 bool dt_flags_enter(struct task_struct *task, struct dt_ctx *c,
 		    enum dt_reason reason);
 void dt_flags_leave(struct task_struct *task);
+void dt_flags_handoff(struct task_struct *p);
 void dt_flags_wrote(struct task_struct *task, const struct sock *sk);
 void dt_flags_socket_gone(const struct sock *sk);
 void dt_flags_fork(struct task_struct *parent, struct task_struct *child);
@@ -242,6 +248,10 @@ void dt_sockets_disarm(void);
 /* egress.c: record marked writes, mark leaving segments. */
 int dt_egress_arm(void);
 void dt_egress_disarm(void);
+
+/* handoff.c: a thread serving a request hands it to the threads it wakes. */
+int dt_handoff_arm(void);
+void dt_handoff_disarm(void);
 unsigned long dt_egress_missed(void);
 
 /* ingress.c: detect marked segments, flag the threads that read them. */

@@ -567,6 +567,76 @@ void dt_flags_leave(struct task_struct *task)
 	spin_unlock_irqrestore(&dt_flags_lock, irq);
 }
 
+/*
+ * Under RCU: the context current hands to the threads it wakes: the one
+ * it works for, unless it has answered it already (then a wake-up says
+ * "done", not "take this job"); NULL for none (a client hands nothing).
+ */
+static struct dt_ctx *dt_flags_handing(void)
+{
+	struct dt_flag *f;
+
+	RCU_LOCKDEP_WARN(!rcu_read_lock_any_held(), "hand-off without RCU");
+	if (!dt_flagged(current))
+		return NULL;
+	f = dt_flag_find(current);
+	return f && f->ctx && !READ_ONCE(f->wrote) ? f->ctx : NULL;
+}
+
+/*
+ * handoff.c: current wakes p, a thread of its own process. If current
+ * works for a request it has not answered, p works for it too (handoff,
+ * current's tid in the event's parent): a worker woken for the job its
+ * reader read. Else, if p has answered its request, the wake-up gives it
+ * its next job, untraced: p leaves (response). A client stays a client.
+ *
+ * Runs inside try_to_wake_up(), p->pi_lock held, interrupts off: so the
+ * entry is allocated without any reclaim (not even waking kswapd, which
+ * would take another pi_lock), and nothing under dt_flags_lock anywhere
+ * wakes a task (the idle sweep's timer is armed with a delay, frees go
+ * through kfree_rcu()).
+ */
+void dt_flags_handoff(struct task_struct *p)
+{
+	struct dt_flag *f = NULL, *old;
+	struct dt_ctx *c;
+	unsigned long irq;
+
+	rcu_read_lock();
+	c = dt_flags_handing();
+	rcu_read_unlock();
+	if (!c && !dt_flagged(p))
+		return;
+	if (c && dt_flags_staying(p, c))
+		return;
+	if (c) {
+		f = dt_mem_zalloc(DT_MEM_THREADS, sizeof(*f), __GFP_NOWARN);
+		if (!f) {
+			dt_stat_inc(DT_STAT_DROP_NOMEM);
+			return;
+		}
+	}
+	spin_lock_irqsave(&dt_flags_lock, irq);
+	c = dt_flags_handing();
+	old = dt_flag_find(p);
+	if (c && f && dt_flags_may_enter_locked(p, old, c, DT_REASON_HANDOFF) &&
+	    dt_ctx_tryget(c)) {
+		if (old)
+			dt_flag_remove_locked(old, DT_UNFLAG_SWITCHED);
+		f->task = p;
+		f->reason = DT_REASON_HANDOFF;
+		f->parent = task_pid_nr(current);
+		f->ctx = c;
+		dt_flag_insert_locked(f);
+		dt_stat_inc(DT_STAT_HANDOFFS);
+		f = NULL;
+	} else if (!c && old && old->ctx && old->wrote) {
+		dt_flag_remove_locked(old, DT_UNFLAG_RESPONSE);
+	}
+	spin_unlock_irqrestore(&dt_flags_lock, irq);
+	dt_mem_free(DT_MEM_THREADS, f);
+}
+
 /* Under dt_flags_lock: the idle sweep runs soon, unless it is off. */
 static void dt_expire_schedule_locked(void)
 {
@@ -698,6 +768,7 @@ static const char *const dt_reason_names[] = {
 	[DT_REASON_PROPAGATED] = "propagated",
 	[DT_REASON_INHERITED] = "inherited",
 	[DT_REASON_RESUMED] = "resumed",
+	[DT_REASON_HANDOFF] = "handoff",
 };
 
 /* One line of list_pid; returns its length, or 0 if it does not fit. */

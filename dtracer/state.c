@@ -3,7 +3,8 @@
  * Module-wide switches.
  *
  * probe: whether the packet hooks are armed. Arming registers, in order,
- * the socket table's destroy hook, ingress, egress; disarming undoes them
+ * the socket table's destroy hook, ingress, egress, the hand-off's
+ * wake-up hook; disarming undoes them
  * in reverse and then drops every socket entry. A failure on the way
  * undoes what was done: probe stays 0. Changes are serialised by
  * dt_probe_lock (process context only: registering hooks sleeps). The
@@ -36,8 +37,13 @@ static int dt_arm(void)
 	ret = dt_egress_arm();
 	if (ret)
 		goto out_ingress;
+	ret = dt_handoff_arm();
+	if (ret)
+		goto out_egress;
 	return 0;
 
+out_egress:
+	dt_egress_disarm();
 out_ingress:
 	dt_ingress_disarm();
 out_sockets:
@@ -47,6 +53,7 @@ out_sockets:
 
 static void dt_disarm(void)
 {
+	dt_handoff_disarm();
 	dt_egress_disarm();
 	dt_ingress_disarm();
 	dt_sockets_disarm();

@@ -18,6 +18,7 @@ static const char *const dt_stat_names[DT_STAT_COUNT] = {
 	[DT_STAT_MARKS_UNTRUSTED] = "marks_untrusted",
 	[DT_STAT_PROPAGATIONS] = "propagations",
 	[DT_STAT_RESUMES] = "resumes",
+	[DT_STAT_HANDOFFS] = "handoffs",
 	[DT_STAT_SWITCHES] = "switches",
 	[DT_STAT_INHERITS] = "inherits",
 	[DT_STAT_UNFLAGS] = "unflags",

@@ -37,6 +37,7 @@ struct dtracer_addrs {
 #define DTRACER_FLAG_PROPAGATED	1	/* read marked bytes */
 #define DTRACER_FLAG_INHERITED	2	/* child of a flagged thread */
 #define DTRACER_FLAG_RESUMED	3	/* back to a request's context */
+#define DTRACER_FLAG_HANDOFF	4	/* woken by a thread serving one */
 
 /* dtracer_unflag's reason (enum dt_unflag). */
 #define DTRACER_UNFLAG_REMOVED	0	/* remove_pid */

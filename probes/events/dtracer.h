@@ -45,6 +45,7 @@ LTTNG_TRACEPOINT_ENUM(dtracer_flag_reason,
 		ctf_enum_value("propagated", DTRACER_FLAG_PROPAGATED)
 		ctf_enum_value("inherited", DTRACER_FLAG_INHERITED)
 		ctf_enum_value("resumed", DTRACER_FLAG_RESUMED)
+		ctf_enum_value("handoff", DTRACER_FLAG_HANDOFF)
 	)
 )
 

@@ -5,8 +5,12 @@
 #   3 curl loops, unflagged     8080: upstream            per connection,
 #                               keep-alive (HTTP/1.1)     HTTP/1.1 keep-alive)
 #                               8081: none (HTTP/1.0)     logs per request
-#                                                         whether its thread
-#                                                         was flagged
+#                               8082: keep-alive, to      whether its thread
+#                               dt-c's pool (8004)        was flagged
+#   redis-cli, flagged ------>  redis-server (6379)  <--  8003: a pool (one
+#   redis-benchmark -P 16                                 reader, 3 workers)
+#                                                         8004: a pool of 2
+#                                                         that asks redis
 #
 # Two phases, one per nginx port. In each, three unflagged curl loops
 # (5 requests per connection) run through nginx; one flagged curl makes
@@ -20,6 +24,21 @@
 # and sent with sendfile() (8002), 3 each, beside two unflagged loops:
 # every byte of the flagged ones comes back with both marks.
 #
+# Then the event loop of a store: one redis-server, a redis-benchmark
+# pipelining 16 commands at a time on 2 connections beside a flagged
+# redis-cli making 20 INCRs on one: every reply to the flagged one carries
+# both marks, no reply to the benchmark any. A thread pool: dt-c's 8003,
+# one thread reading every connection and handing each request to one of
+# 3 workers (a mutex and a condition variable): the worker is followed
+# by its wake-up (handoff), which is a guess; its log measures it; the
+# answers are exact (both marks to the flagged curl, none to the
+# loops). And a
+# mixed chain, nginx (an event loop) -> dt-c's pool of 2 on 8004 -> the
+# redis-server, each worker asking it (an inline PING on a connection
+# of its own) before answering: at dt-c, the PINGs of the requests
+# traced there are marked, no other; redis's answers to them carry
+# both marks, no other.
+#
 # Hand-shakes (dt-tcp) on 7600 + 20 * PHASE: +1 dt-b and dt-c ready,
 # +2 the flagged client is done (dt-a serves it to both), +3 both
 # checked (dt-a waits for both).
@@ -27,6 +46,7 @@ tcp=$DT_BUILDDIR/tests/tools/dt-tcp
 httpd=$DT_BUILDDIR/tests/tools/dt-httpd
 pcap=$DT_BUILDDIR/tests/tools/dt-pcap
 nginx=$DT_BUILDDIR/tests/vm/build/nginx/usr/sbin/nginx
+redis=$DT_BUILDDIR/tests/vm/build/redis/bin
 sys=/sys/distributed-tracer
 N=20
 
@@ -78,6 +98,10 @@ nginx_conf() {
 		upstream plain {
 			server dt-c:8000;
 		}
+		upstream pool {
+			server dt-c:8004;
+			keepalive 8;
+		}
 		server {
 			listen 8080;
 			location / {
@@ -90,6 +114,14 @@ nginx_conf() {
 			listen 8081;
 			location / {
 				proxy_pass http://plain;
+			}
+		}
+		server {
+			listen 8082;
+			location / {
+				proxy_pass http://pool;
+				proxy_http_version 1.1;
+				proxy_set_header Connection "";
 			}
 		}
 	}
@@ -111,19 +143,54 @@ loops() {
 	done
 }
 
+# capture NAME PORTS: tcpdump on eth0 of the TCP ports PORTS ("P1 P2")
+# into /tmp/cap-NAME.pcap, until stop_capture.
+capture() {
+	_filter=$(echo "$2" | sed 's/ / or tcp port /g; s/^/tcp port /')
+	# A 64 MiB buffer: the 1 MiB answers come faster than -U writes them.
+	tcpdump -i eth0 -n -U -B 65536 -w /tmp/cap-$1.pcap "$_filter" 2> /tmp/tcpdump-$1.err &
+	tdpid=$!
+	check "[$1] tcpdump is capturing" wait_for 30 grep -q listening /tmp/tcpdump-$1.err
+}
+
+# stop_capture NAME: /tmp/segs-NAME, the capture's segments (dt-pcap).
+stop_capture() {
+	sleep 1
+	kill $tdpid
+	wait $tdpid
+	check "[$1] the capture reads back" sh -c "$pcap /tmp/cap-$1.pcap > /tmp/segs-$1"
+	cp /tmp/segs-$1 /tmp/tcpdump-$1.err "$DT_RESULTS/"
+}
+
+# client_begin PHASE NAME PORTS: dt-a waits for dt-b and dt-c, captures.
+client_begin() {
+	base=$((7600 + 20 * $1))
+	check "[$2] dt-b is ready" wait_for $(slow 300) $tcp request dt-b $((base + 1)) go
+	check "[$2] dt-c is ready" wait_for $(slow 300) $tcp request dt-c $((base + 1)) go
+	capture "$2" "$3"
+}
+
+# client_end NAME: the flagged client is done: dt-a tells dt-b and dt-c,
+# looks itself 2 s later (the unflagged load still running: its pids in
+# $loops), waits for both, stops the load and the capture.
+client_end() {
+	$tcp serve -4 $((base + 2)) 2 > /dev/null 2>&1 &
+	none_flagged_after "$1"
+	check "[$1] dt-b and dt-c looked too" timeout $(slow 120) $tcp serve -4 $((base + 3)) 2
+	kill $sampler
+	# shellcheck disable=SC2086
+	kill $loops
+	check "[$1] only the flagged client was flagged here (pid $fpid)" pids_are /tmp/samples-$1 $fpid
+	stop_capture "$1"
+	cp /tmp/samples-$1 "$DT_RESULTS/"
+}
+
 # client PHASE NAME HOST PORTS FLAGGED_URLS LOOP_URLS: dt-a's side of one
 # phase (PORTS: the servers' ports, "P1 P2"; the URL lists space
 # separated).
 client() {
-	base=$((7600 + 20 * $1))
 	_name=$2 _host=$3 _ports=$4 _furls=$5 _lurls=$6
-	check "[$_name] dt-b is ready" wait_for $(slow 300) $tcp request dt-b $((base + 1)) go
-	check "[$_name] dt-c is ready" wait_for $(slow 300) $tcp request dt-c $((base + 1)) go
-	_filter=$(echo "$_ports" | sed 's/ / or tcp port /g; s/^/tcp port /')
-	# A 64 MiB buffer: the 1 MiB answers come faster than -U writes them.
-	tcpdump -i eth0 -n -U -B 65536 -w /tmp/cap-$_name.pcap "$_filter" 2> /tmp/tcpdump-$_name.err &
-	tdpid=$!
-	check "[$_name] tcpdump is capturing" wait_for 30 grep -q listening /tmp/tcpdump-$_name.err
+	client_begin "$1" "$_name" "$_ports"
 	# shellcheck disable=SC2086
 	loops "$_name" $_lurls
 	check "[$_name] the unflagged loops get answers" wait_for $(slow 120) grep -q '^ok$' /tmp/loops-$_name
@@ -140,22 +207,10 @@ client() {
 	_nf=$(($(echo "$_furls" | wc -w) * $(echo "$_furls" | sed -n 's/.*\[1-\([0-9]*\)\].*/\1/p')))
 	check "[$_name] the flagged curl made its $_nf requests" \
 		test "$(grep -c . /tmp/flagged-$_name)" = "$_nf"
-	# Tell both hosts, then look ourselves, loops still running.
-	$tcp serve -4 $((base + 2)) 2 > /dev/null 2>&1 &
-	none_flagged_after "$_name"
-	check "[$_name] dt-b and dt-c looked too" timeout $(slow 120) $tcp serve -4 $((base + 3)) 2
-	kill $sampler
-	# shellcheck disable=SC2086
-	kill $loops
+	client_end "$_name"
 	check "[$_name] the loops ran beside it ($(grep -c '^ok$' /tmp/loops-$_name) connections)" \
 		test "$(grep -c '^ok$' /tmp/loops-$_name)" -ge 2
-	check "[$_name] only the flagged curl was flagged here (pid $fpid)" pids_are /tmp/samples-$_name $fpid
-	sleep 1
-	kill $tdpid
-	wait $tdpid
-	check "[$_name] the capture reads back" sh -c "$pcap /tmp/cap-$_name.pcap > /tmp/segs-$_name"
-	cp /tmp/segs-$_name /tmp/samples-$_name /tmp/flagged-$_name \
-		/tmp/tcpdump-$_name.err "$DT_RESULTS/"
+	cp /tmp/flagged-$_name "$DT_RESULTS/"
 	fports=$(awk '{ print $1 }' /tmp/flagged-$_name | sort -u | tr '\n' ' ')
 	fbytes=$(awk '{ n += $2 } END { print n + 0 }' /tmp/flagged-$_name)
 	set -- $(awk -v p=" $fports" -v sp=" $_ports " -v h="$(dt_addr $_host)" '
@@ -168,6 +223,60 @@ client() {
 		test "$1" -gt 0 -a "$1" = "$2" -a "$5" -gt "$fbytes"
 	check "[$_name] no answer to the loops came back marked ($4 of $3 segments)" \
 		test "$3" -gt 0 -a "$4" = 0
+}
+
+# redis_client PHASE: dt-a's side of the store's phase. redis-benchmark
+# loops (-l) pipelining 16 commands per write on 2 connections; the
+# flagged redis-cli makes N INCRs on one connection among them. Its
+# connection is the one whose requests came out marked.
+redis_client() {
+	client_begin "$1" redis 6379
+	"$redis/redis-benchmark" -h dt-b -p 6379 -P 16 -c 2 -l -t set,get -q \
+		> /tmp/bench-redis 2>&1 &
+	loops=$!
+	check "[redis] the benchmark is connected" wait_for $(slow 120) sh -c \
+		"[ \$(ss -Htn state established '( dport = :6379 )' | wc -l) -ge 2 ]"
+	sample /tmp/samples-redis
+	# shellcheck disable=SC2016
+	sh -c 'echo $$ > /tmp/fpid && echo $$ > '$sys'/add_pid && exec "$@"' flagged \
+		"$redis/redis-cli" -h dt-b -p 6379 -r $N -i 0.05 INCR f-redis \
+		> /tmp/flagged-redis 2> /tmp/flagged-redis.err
+	fpid=$(cat /tmp/fpid)
+	check "[redis] the flagged redis-cli made its $N INCRs" \
+		test "$(grep -c '^[0-9]' /tmp/flagged-redis)" = "$N"
+	client_end redis
+	set -- $(awk -v a="$(dt_addr dt-a)" -v b="$(dt_addr dt-b)" '
+		$6 > 0 && $1 == a && $4 == 6379 { q[$2] += 1; qm[$2] += $7 }
+		$6 > 0 && $1 == b && $2 == 6379 { r[$4] += 1; rm[$4] += ($7 && $11); rb[$4] += $7 }
+		END {
+			for (p in q) if (qm[p]) { fp = fp " " p; nf++ }
+			for (p in r) if (index(fp " ", " " p " ")) { f += r[p]; fm += rm[p] }
+				     else { o += r[p]; om += rb[p]; oq += q[p] - qm[p] }
+			print nf + 0, f + 0, fm + 0, o + 0, om + 0, oq + 0
+		}' /tmp/segs-redis)
+	check "[redis] one connection carried marked requests ($1)" test "$1" = 1
+	check "[redis] every reply to the flagged redis-cli came back with both marks ($3 of $2 segments)" \
+		test "$2" -gt 0 -a "$2" = "$3"
+	check "[redis] no reply to the pipelining benchmark came back marked ($5 of $4 segments, $6 unmarked requests)" \
+		test "$4" -gt 0 -a "$5" = 0
+}
+
+# store_truth: dt-c's capture of the mixed phase's PINGs to the store:
+# as many marked (both sides: requests, then responses) as the flagged
+# requests traced at dt-c's pool (its log), none other.
+store_truth() {
+	_t=$(awk 'index($1, "/f-mixed/") == 1 && $2 == "traced"' /tmp/httpd.log | wc -l)
+	_b=$(awk 'index($1, "/b-mixed/") == 1' /tmp/httpd.log | wc -l)
+	set -- $(awk -v c="$(dt_addr dt-c)" -v b="$(dt_addr dt-b)" '
+		$6 > 0 && $1 == c && $4 == 6379 { q++; qm += $7 && !$11 }
+		$6 > 0 && $1 == b && $2 == 6379 { r++; rm += $7 && $11; rb += $7 }
+		END { print q + 0, qm + 0, r + 0, rm + 0, rb + 0 }' /tmp/segs-store)
+	check "[mixed] the pool asked the store for every request ($1 PINGs, $(($_t + $_b)) requests or more)" \
+		test "$1" -ge $(($_t + $_b))
+	check "[mixed] the PINGs of the requests traced at the pool were marked, no other ($2 marked, $_t traced)" \
+		test "$2" = "$_t" -a "$_t" -gt 0
+	check "[mixed] the store's answers to them carried both marks, no other ($4 with both, $5 marked, of $3)" \
+		test "$4" = "$2" -a "$5" = "$2"
 }
 
 # server PHASE NAME PIDS...: dt-b's or dt-c's side of one phase.
@@ -199,6 +308,24 @@ truth() {
 		test "$3" -gt 0 -a "$4" = 0
 }
 
+# guess NAME COUNT MIN MAX: as truth, for a worker followed by its
+# wake-up (a guess: a worker that takes the next job from the queue
+# without sleeping was handed nothing; one woken by the reader's mutex
+# while the reader works for a traced request was handed it): at least
+# MIN per cent of the flagged requests traced at the worker, at most MAX
+# per cent of the others. The figures go to the log (docs/benchmarks.md).
+guess() {
+	set -- $(awk -v n="$1" '
+		index($1, "/f-" n "/") == 1 { f++; ft += $2 == "traced" }
+		index($1, "/b-" n "/") == 1 { b++; bt += $2 == "traced" }
+		END { print f + 0, ft + 0, b + 0, bt + 0 }' /tmp/httpd.log) "$@"
+	check "[$5] all flagged requests served ($1 of $6)" test "$1" = "$6"
+	check "[$5] handed off: $2 of $1 flagged requests traced at the worker (at least $7%)" \
+		test $((100 * $2)) -ge $(($7 * $1))
+	check "[$5] handed off: $4 of $3 unflagged requests traced at the worker (at most $8%)" \
+		test "$3" -gt 0 -a $((100 * $4)) -le $(($8 * $3))
+}
+
 check "modprobe dtracer" modprobe dtracer
 check "probe armed" sh -c "echo 1 > $sys/probe"
 case $DT_HOST in
@@ -212,18 +339,35 @@ dt-a)
 	client 3 big dt-c "8001 8002" \
 		"http://dt-c:8001/f-big/[1-3] http://dt-c:8002/f-file/[1-3]" \
 		"http://dt-c:8001/b-big/1/[1-2] http://dt-c:8002/b-file/1/[1-2]"
+	redis_client 4
+	pool= mixed=
+	for l in 1 2 3; do
+		pool="$pool http://dt-c:8003/b-pool/$l/[1-5]"
+		mixed="$mixed http://dt-b:8082/b-mixed/$l/[1-5]"
+	done
+	client 5 pool dt-c 8003 "http://dt-c:8003/f-pool/[1-$N]" "$pool"
+	client 6 mixed dt-b 8082 "http://dt-b:8082/f-mixed/[1-$N]" "$mixed"
 	;;
 dt-b)
 	nginx_conf
 	check "nginx (Debian's, unpacked), one worker, starts" \
 		"$nginx" -p /tmp/nginx/ -c nginx.conf -e /tmp/nginx/error.log
-	check "nginx listens on 8080 and 8081" wait_for 60 sh -c \
-		"ss -Hltn | grep -q ':8080 ' && ss -Hltn | grep -q ':8081 '"
+	check "nginx listens on 8080, 8081 and 8082" wait_for 60 sh -c \
+		"ss -Hltn | grep -q ':8080 ' && ss -Hltn | grep -q ':8081 ' && ss -Hltn | grep -q ':8082 '"
 	pids=$(pgrep -x nginx | tr '\n' ' ')
+	"$redis/redis-server" --port 6379 --save '' --appendonly no \
+		--protected-mode no > /tmp/redis.log 2>&1 &
+	check "redis-server (Debian's, unpacked) listens on 6379" wait_for 60 sh -c \
+		"ss -Hltn | grep -q ':6379 '"
+	rpid=$(pgrep -x redis-server)
 	server 1 ka $pids
 	server 2 plain $pids
 	server 3 big $pids
+	server 4 redis $pids $rpid
+	server 5 pool $pids $rpid
+	server 6 mixed $pids $rpid
 	"$nginx" -p /tmp/nginx/ -c nginx.conf -e /tmp/nginx/error.log -s quit
+	kill $rpid
 	;;
 dt-c)
 	$httpd 8000 /tmp/httpd.log 2> /tmp/httpd.err &
@@ -234,8 +378,13 @@ dt-c)
 	big=$!
 	$httpd -f /tmp/big.bin -w 65536 8002 /tmp/httpd.log 2>> /tmp/httpd.err &
 	file=$!
-	check "dt-httpd listens on 8001 (1 MiB in 16 KiB writes) and 8002 (sendfile)" \
-		wait_for 60 sh -c "ss -Hltn | grep -q ':8001 ' && ss -Hltn | grep -q ':8002 '"
+	$httpd -p 3 8003 /tmp/httpd.log 2>> /tmp/httpd.err &
+	pool=$!
+	$httpd -p 2 -u dt-b:6379 8004 /tmp/httpd.log 2>> /tmp/httpd.err &
+	mixed=$!
+	check "dt-httpd listens on 8001 (1 MiB in 16 KiB writes), 8002 (sendfile), 8003 and 8004 (pools)" \
+		wait_for 60 sh -c "ss -Hltn | grep -q ':8001 ' && ss -Hltn | grep -q ':8002 ' &&
+			ss -Hltn | grep -q ':8003 ' && ss -Hltn | grep -q ':8004 '"
 	server 1 ka $hpid
 	truth ka $N
 	server 2 plain $hpid
@@ -243,7 +392,15 @@ dt-c)
 	server 3 big $big $file
 	truth big 3
 	truth file 3
-	kill $hpid $big $file
+	server 4 redis $hpid $big $file $pool $mixed
+	server 5 pool $pool $mixed
+	guess pool $N 75 10
+	capture store 6379
+	server 6 mixed $pool $mixed
+	stop_capture store
+	guess mixed $N 75 10
+	store_truth
+	kill $hpid $big $file $pool $mixed
 	cp /tmp/httpd.log "$DT_RESULTS/"
 	;;
 esac

@@ -3,7 +3,8 @@
  * request, whether the thread that served it was flagged by dtracer
  * (its ground truth: was this request traced here?).
  *
- *   dt-httpd [-b BYTES | -f FILE] [-w CHUNK] [-p WORKERS] PORT LOG
+ *   dt-httpd [-b BYTES | -f FILE] [-w CHUNK] [-p WORKERS] [-u HOST:PORT]
+ *            PORT LOG
  *
  * Serves GET requests on PORT (IPv4, every address) with keep-alive
  * (HTTP/1.1; "Connection: close" or HTTP/1.0 closes after the answer).
@@ -20,6 +21,10 @@
  * queue (a mutex and a condition variable: futex wake-ups); the worker
  * checks its own flag, answers, and gives the connection back to the
  * reader (a pipe).
+ *
+ * With -u, the serving thread asks a Redis store at HOST:PORT before
+ * each answer (an inline PING on a connection of its own, kept alive;
+ * "+PONG" back), and answers 502 if it cannot: the middle of a chain.
  */
 #include <errno.h>
 #include <netinet/in.h>
@@ -30,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <netdb.h>
 #include <sys/epoll.h>
 #include <sys/sendfile.h>
 #include <sys/socket.h>
@@ -44,11 +50,13 @@ static long body_bytes = 1000, chunk_bytes;
 static int body_file = -1;	/* -f: sendfile() from it */
 static FILE *logf;
 static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct addrinfo *store;	/* -u */
+static __thread int store_fd = -1;	/* this thread's connection to it */
 
 static int usage(void)
 {
 	fprintf(stderr,
-		"usage: dt-httpd [-b BYTES | -f FILE] [-w CHUNK] [-p WORKERS] PORT LOG\n");
+		"usage: dt-httpd [-b BYTES | -f FILE] [-w CHUNK] [-p WORKERS] [-u HOST:PORT] PORT LOG\n");
 	return 2;
 }
 
@@ -107,6 +115,71 @@ static int write_all(int fd, const char *p, size_t n)
 		n -= (size_t)w;
 	}
 	return 0;
+}
+
+/* -u HOST:PORT: the store's address, or -1 (said why). */
+static int parse_store(const char *arg)
+{
+	struct addrinfo hints = { .ai_family = AF_INET,
+				  .ai_socktype = SOCK_STREAM };
+	char host[256];
+	const char *colon = strrchr(arg, ':');
+	int err;
+
+	if (!colon || colon == arg || !colon[1] ||
+	    (size_t)(colon - arg) >= sizeof(host)) {
+		fprintf(stderr, "dt-httpd: -u wants HOST:PORT, not \"%s\"\n",
+			arg);
+		return -1;
+	}
+	memcpy(host, arg, (size_t)(colon - arg));
+	host[colon - arg] = 0;
+	err = getaddrinfo(host, colon + 1, &hints, &store);
+	if (err) {
+		fprintf(stderr, "dt-httpd: -u %s: %s\n", arg, gai_strerror(err));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * -u: asks the store on this thread's connection (opened on first use,
+ * kept): an inline PING, one line back. 0 if it said +PONG.
+ */
+static int ask_store(void)
+{
+	char line[64];
+	size_t len = 0;
+	ssize_t n;
+
+	if (!store)
+		return 0;
+	if (store_fd < 0) {
+		store_fd = socket(AF_INET, SOCK_STREAM, 0);
+		if (store_fd < 0)
+			return -1;
+		if (connect(store_fd, store->ai_addr, store->ai_addrlen))
+			goto fail;
+	}
+	if (write_all(store_fd, "PING\r\n", 6))
+		goto fail;
+	while (!memchr(line, '\n', len)) {
+		if (len == sizeof(line))
+			goto fail;
+		n = read(store_fd, line + len, sizeof(line) - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			goto fail;
+		len += (size_t)n;
+	}
+	if (len >= 5 && !memcmp(line, "+PONG", 5))
+		return 0;
+fail:
+	perror("dt-httpd: the store");
+	close(store_fd);
+	store_fd = -1;
+	return -1;
 }
 
 /* The body: BYTES of filler, CHUNK per write(), or the file by sendfile(). */
@@ -175,17 +248,19 @@ static int serve_request(struct conn *c)
 	char *end = memmem(c->buf, c->len, "\r\n\r\n", 4) + 4;
 	char path[512] = "?", head[128];
 	size_t used = (size_t)(end - c->buf);
-	bool keep;
+	bool keep, ok;
 	long n;
 
 	sscanf(c->buf, "GET %511s", path);
 	keep = memmem(c->buf, used, "HTTP/1.1", 8) &&
 	       !memmem(c->buf, used, "Connection: close", 17);
 	note(path);
+	ok = !ask_store();
 	n = snprintf(head, sizeof(head),
-		     "HTTP/1.1 200 OK\r\nContent-Length: %ld\r\n%s\r\n",
-		     body_bytes, keep ? "" : "Connection: close\r\n");
-	if (write_all(c->fd, head, (size_t)n) || write_body(c->fd))
+		     "HTTP/1.1 %s\r\nContent-Length: %ld\r\n%s\r\n",
+		     ok ? "200 OK" : "502 Bad Gateway", ok ? body_bytes : 0,
+		     keep ? "" : "Connection: close\r\n");
+	if (write_all(c->fd, head, (size_t)n) || (ok && write_body(c->fd)))
 		return 0;
 	memmove(c->buf, end, c->len - used);
 	c->len -= used;
@@ -327,7 +402,7 @@ int main(int argc, char **argv)
 
 	struct stat st;
 
-	while ((opt = getopt(argc, argv, "b:f:w:p:")) != -1) {
+	while ((opt = getopt(argc, argv, "b:f:w:p:u:")) != -1) {
 		if (opt == 'f') {
 			body_file = open(optarg, O_RDONLY);
 			if (body_file < 0 || fstat(body_file, &st))
@@ -335,7 +410,8 @@ int main(int argc, char **argv)
 			body_bytes = (long)st.st_size;
 			continue;
 		}
-		if ((opt == 'b' && parse_num(optarg, 0, &body_bytes)) ||
+		if ((opt == 'u' && parse_store(optarg)) ||
+		    (opt == 'b' && parse_num(optarg, 0, &body_bytes)) ||
 		    (opt == 'w' && parse_num(optarg, 1, &chunk_bytes)) ||
 		    (opt == 'p' && parse_num(optarg, 1, &workers)) ||
 		    opt == '?')

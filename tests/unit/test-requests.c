@@ -626,6 +626,47 @@ static void event_loop(void)
 	dt_rq_model_free(m);
 }
 
+/*
+ * A pool: b's reader (200) reads a's request (context 7) and wakes its
+ * worker (201: handoff, the reader in parent), which answers; the
+ * reader turns to other work.
+ */
+static void pool(void)
+{
+	struct dt_flow ab = flow(0, 1, 40000, 80);
+	struct dt_rq_model *m;
+	int root, sr, sw;
+
+	begin(2);
+	flag(0, 1000, 100, 0, (struct dt_flow){ 0 }, 100);
+	send(0, 1200, 100, ab, 1, 10);
+	recv(1, 1500, ab, 1, 10);
+	ctx_flag(1, 1600, 200, 1, ab, 7);
+	add((struct dt_rq_event){ .kind = DT_RQ_EV_FLAG, .host = host[1],
+				  .ts = 1700, .tid = 201, .pid = 200,
+				  .ctx_tid = 201, .procname = "proc",
+				  .reason = DT_RQ_FLAG_HANDOFF, .flow = ab,
+				  .parent = 200, .context = 7 });
+	ctx_unflag(1, 1800, 200, DT_RQ_UNFLAG_SWITCHED, 7, 0);
+	send(1, 2000, 201, rev(ab), 90, 20);
+	ctx_unflag(1, 2500, 201, DT_RQ_END_RESPONSE, 7, 400);
+	recv(0, 2200, rev(ab), 90, 20);
+	unflag(0, 6000, 100, 0);
+	m = end();
+	root = m->requests[0].root;
+	sr = span_of(m, 0, host[1], 200);
+	sw = span_of(m, 0, host[1], 201);
+	ok(m->n_requests == 1 && m->n_spans == 3 && sr >= 0 && sw >= 0 &&
+	   m->spans[sr].parent == root && m->spans[sw].parent == sr,
+	   "pool: the worker handed the request is a child of its reader");
+	ok(sw >= 0 && m->spans[sw].flag_reason == DT_RQ_FLAG_HANDOFF &&
+	   !strcmp(dt_rq_flag_reason_name(m->spans[sw].flag_reason),
+		   "handoff") &&
+	   m->spans[sw].start_ns == 1700 && m->spans[sw].end_ns == 2100,
+	   "its span: handoff, from the wake-up to its last write");
+	dt_rq_model_free(m);
+}
+
 /* A flagged thread that sends nothing: one request, its whole flag. */
 static void silent(void)
 {
@@ -662,6 +703,7 @@ int main(void)
 	inherited_and_orphan();
 	helper_thread();
 	event_loop();
+	pool();
 	silent();
 	ok(!strcmp(dt_rq_flow_src(&f, buf), "10.0.0.1:40000") &&
 	   !strcmp(dt_rq_flow_dst(&f, buf), "10.0.0.2:80"), "flow addresses");

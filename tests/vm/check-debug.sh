@@ -120,6 +120,7 @@ build() {
 		ln -sfn "$DT_BUILDDIR/$d" "$t/$d"
 	done
 	ln -sfn "$DT_BUILDDIR/tests/vm/build/nginx" "$t/tests/vm/build/nginx"
+	ln -sfn "$DT_BUILDDIR/tests/vm/build/redis" "$t/tests/vm/build/redis"
 	ln -sfn "$lm/src" "$t/lttng-modules/build/src"
 	{
 		echo "# Made by tests/vm/check-debug.sh: the harness on the debug kernel."

@@ -5,7 +5,7 @@
 # guest under TCG takes a minute).
 VM_BUILD = %reldir%/build
 vm_data = $(VM_BUILD)/initramfs.cpio.gz $(VM_BUILD)/modtree.stamp \
-	$(VM_BUILD)/nginx.stamp
+	$(VM_BUILD)/nginx.stamp $(VM_BUILD)/redis.stamp
 check_DATA += %reldir%/config.sh
 if VM_TESTS
 check_DATA += $(vm_data)
@@ -17,6 +17,16 @@ $(VM_BUILD)/initramfs.cpio.gz: $(srcdir)/tests/vm/mkinitramfs.sh \
 	$(AM_V_GEN)$(SHELL) $(srcdir)/tests/vm/mkinitramfs.sh $@ \
 		'$(KERNEL_RELEASE)' '$(KERNEL_MODULES)' '$(BUSYBOX)' \
 		$(srcdir)/tests/vm/initramfs-init
+
+# t-fidelity's event-loop store: Debian's Redis unpacked for the guests
+# (never installed here).
+EXTRA_DIST += %reldir%/get-redis.sh
+$(VM_BUILD)/redis.stamp: $(srcdir)/tests/vm/get-redis.sh
+	@$(MKDIR_P) $(VM_BUILD)
+	$(AM_V_GEN)$(SHELL) $(srcdir)/tests/vm/get-redis.sh \
+		$(abs_builddir)/$(VM_BUILD)/redis \
+		$(abs_srcdir)/lttng-modules/apt-download.sh
+	@touch $@
 
 $(VM_BUILD)/modtree.stamp: $(srcdir)/tests/vm/mkmodtree.sh \
 		dtracer/dtracer.ko probes/lttng-probe-dtracer.ko \
@@ -45,7 +55,8 @@ $(VM_BUILD)/modtree.stamp: $(srcdir)/tests/vm/mkmodtree.sh \
 EXTRA_DIST += %reldir%/debug-kernel.config \
 	%reldir%/check-debug.sh
 check-debug: %reldir%/config.sh $(check_PROGRAMS) $(bin_PROGRAMS) \
-		$(bt2plugin_LTLIBRARIES) $(VM_BUILD)/nginx.stamp
+		$(bt2plugin_LTLIBRARIES) $(VM_BUILD)/nginx.stamp \
+		$(VM_BUILD)/redis.stamp
 	$(SHELL) $(srcdir)/scripts/debug-kernel.sh '$(KERNEL_HEADERS_PKG)'
 	DT_SRCDIR='$(abs_top_srcdir)' DT_BUILDDIR='$(abs_top_builddir)' \
 		BUSYBOX='$(BUSYBOX)' $(SHELL) $(srcdir)/tests/vm/check-debug.sh \
