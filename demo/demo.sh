@@ -2,7 +2,10 @@
 # The main job (`make demo`, `sh scripts/dev.sh demo`): four QEMU guests
 # on a private LAN. dt-client's curl, the only thread anyone flags,
 # sends requests through nginx on dt-proxy to python3's http.server on
-# dt-backend; every host also carries unflagged background traffic.
+# dt-backend; an unflagged loop on dt-client goes through the same nginx
+# to the same python3 (on the same kept-alive upstream connections), and
+# every host carries more unflagged background traffic. Each host says
+# how many requests it served and how many of them it traced.
 # dtracer follows each request across the three hosts, each records a
 # kernel trace of just that request's work and streams it to
 # dt-collector. Here, on this machine: merge the collector's traces on
@@ -35,7 +38,8 @@ mkdir -p "$out" || fail "cannot create $out"
 out=$(cd "$out" && pwd)
 step "booting 4 guests (Debian's kernel $DT_KERNEL_RELEASE under QEMU, TCG):"
 echo "  dt-client (curl, flagged) -> dt-proxy (nginx) -> dt-backend (python3 http.server);"
-echo "  dt-collector (lttng-relayd); unflagged background traffic on every host"
+echo "  dt-client's bg-curl (unflagged) through the same nginx and python3;"
+echo "  dt-collector (lttng-relayd); more unflagged background traffic on every host"
 
 # The guests run in the background; their progress lines come here.
 for h in $hosts; do
@@ -63,10 +67,17 @@ if [ $rc -ne 0 ]; then
 	done
 	fail "a guest failed (above); its files: $out/GUEST/ (script.log, console.log)"
 fi
+step "requests served and traced, per host (the server's log; dtracer's propagations):"
 for h in dt-client dt-proxy dt-backend; do
-	printf '  %-12s marks sent %s, received %s, propagations %s; background fetches %s\n' \
-		"$h" $(awk '$1 == "marks_sent" || $1 == "marks_received" || $1 == "propagations" { print $2 }' \
-			"$out/$h/stats") "$(cat "$out/$h/background")"
+	read -r prog served traced < "$out/$h/served" ||
+		fail "$h did not count its requests ($out/$h/served)"
+	if [ "$h" = dt-client ]; then
+		printf '  %-12s %s made %s requests, all flagged; bg-curl made %s through the same nginx, none flagged\n' \
+			"$h" "$prog" "$served" "$(cat "$out/$h/background")"
+	else
+		printf '  %-12s %s served %s requests, traced %s\n' \
+			"$h" "$prog" "$served" "$traced"
+	fi
 done
 
 step "merging the collector's traces (clocks aligned from the marked segments):"

@@ -4,15 +4,20 @@
 #
 #   dt-client            dt-proxy                dt-backend
 #   curl, flagged  --8080-->  nginx  --8000-->  python3 -m http.server
-#   N requests     <--------  (reverse proxy) <--------
+#   N requests     <--------  (reverse proxy, <--------  (HTTP/1.1: a
+#   bg-curl loop   --8080-->   upstream                  thread per
+#   (unflagged)                keep-alive)               connection)
 #          \                     |                      /
 #           `---- dtracer record --collector dt-collector ----'
 #
-# Every host also carries background traffic that nobody flagged: a
-# second web server (bg-httpd, port 8001) and a loop fetching from the
-# next host's (bg-curl): dt-client -> dt-proxy -> dt-backend -> dt-client.
-# Their process names (symbolic links to python3 and curl) let the test
-# show they are absent from the trace.
+# Background traffic that nobody flagged: dt-client's bg-curl loop goes
+# through the same nginx to the same python3, on the same kept-alive
+# upstream connections as the flagged requests; dt-proxy and dt-backend
+# run a second web server (bg-httpd, port 8001) and fetch from the next
+# host's (bg-curl): dt-proxy -> dt-backend -> dt-client. Their process
+# names (symbolic links to python3 and curl) let the test show they are
+# absent from the trace. Each host counts the requests it served and
+# those it traced (dtracer's propagations) in $DT_RESULTS/served.
 #
 # Knobs: DT_DEMO_REQUESTS (default 20). Hand-shakes (dt-tcp): 7496
 # (the collector is up), 7498/7499 (dt-proxy/dt-backend are serving and
@@ -27,7 +32,8 @@ say() {
 	echo "$*" > "$DT_RESULTS/progress"
 }
 
-# background NEXT_HOST: the unflagged traffic of this host.
+# background URL: the unflagged traffic of this host: a bg-httpd, and a
+# bg-curl loop fetching URL.
 background() {
 	mkdir -p /tmp/bg
 	echo "background $DT_HOST" > /tmp/bg/index.html
@@ -38,7 +44,7 @@ background() {
 	bg_httpd=$!
 	# shellcheck disable=SC2016
 	sh -c 'while :; do
-		/tmp/bg-curl -sS -o /dev/null "http://$1:8001/" && echo ok
+		/tmp/bg-curl -sS -o /dev/null "$1" && echo ok
 		sleep 0.1
 	done' bg "$1" > /tmp/bg-curl.log 2>&1 &
 	bg_loop=$!
@@ -47,7 +53,7 @@ background() {
 # Ready only once this host's background traffic flows; what it fetches
 # from now on, it fetches while recording and while the requests run.
 background_flows() {
-	check "background traffic flows (bg-curl -> $1:8001)" \
+	check "background traffic flows (bg-curl -> $1)" \
 		wait_for $(slow 180) grep -q '^ok$' /tmp/bg-curl.log
 	bg_before=$(grep -c '^ok$' /tmp/bg-curl.log)
 }
@@ -67,6 +73,12 @@ record() {
 	check "the collector is up" wait_for $(slow 120) $tcp request dt-collector 7496 ping
 	check "dtracer record --collector dt-collector --gate thread" sh -c \
 		"$dtracer record --collector dt-collector --gate thread > $DT_RESULTS/record.log 2>&1"
+}
+
+# served PROGRAM COUNT: "PROGRAM SERVED TRACED" in $DT_RESULTS/served,
+# TRACED being the requests this host read marked (propagations).
+served() {
+	echo "$1 $2 $(stat_of propagations)" > "$DT_RESULTS/served"
 }
 
 stop() {
@@ -98,46 +110,51 @@ dt-collector)
 	say "done"
 	;;
 dt-backend)
-	background dt-client
+	background http://dt-client:8001/
 	record
 	mkdir -p /tmp/www
 	head -c 65536 /dev/urandom > /tmp/www/data.bin
-	python3 -m http.server 8000 --directory /tmp/www > /tmp/httpd.log 2>&1 &
+	echo "background, through nginx" > /tmp/www/bg.html
+	python3 -m http.server -p HTTP/1.1 8000 --directory /tmp/www \
+		> /tmp/httpd.log 2>&1 &
 	httpd=$!
-	check "python3 -m http.server listens on 8000" \
+	check "python3 -m http.server (HTTP/1.1) listens on 8000" \
 		wait_for 60 sh -c "ss -Hltn | grep -q ':8000 '"
-	background_flows dt-client
+	background_flows http://dt-client:8001/
 	$tcp serve -4 7499 0 > /dev/null 2>&1 &
 	ready=$!
 	say "serving"
 	check "dt-client says it is done" timeout $(slow 600) $tcp serve -4 7497 1
 	kill $ready $httpd
+	served python3 "$(grep -c '"GET ' /tmp/httpd.log)"
+	cp /tmp/httpd.log "$DT_RESULTS/"
 	background_stop
 	stop
 	;;
 dt-proxy)
-	background dt-backend
+	background http://dt-backend:8001/
 	record
 	mkdir -p /tmp/nginx
 	cp "$DT_SRCDIR/demo/nginx.conf" /tmp/nginx/
 	check "nginx (Debian's, unpacked) starts as a reverse proxy to dt-backend" \
 		"$nginx" -p /tmp/nginx/ -c nginx.conf -e /tmp/nginx/error.log
 	check "nginx listens on 8080" wait_for 60 sh -c "ss -Hltn | grep -q ':8080 '"
-	background_flows dt-backend
+	background_flows http://dt-backend:8001/
 	$tcp serve -4 7498 0 > /dev/null 2>&1 &
 	ready=$!
 	say "serving"
 	check "dt-client says it is done" timeout $(slow 600) $tcp serve -4 7497 1
 	kill $ready
 	"$nginx" -p /tmp/nginx/ -c nginx.conf -e /tmp/nginx/error.log -s quit
+	served nginx "$(grep -c '"GET ' /tmp/nginx/access.log)"
 	cp /tmp/nginx/access.log /tmp/nginx/error.log "$DT_RESULTS/" 2>/dev/null
 	background_stop
 	stop
 	;;
 dt-client)
-	background dt-proxy
+	background http://dt-proxy:8080/bg.html
 	record
-	background_flows dt-proxy
+	background_flows http://dt-proxy:8080/bg.html
 	check "dt-proxy is serving and recording" wait_for $(slow 300) $tcp request dt-proxy 7498 ping
 	check "dt-backend is serving and recording" wait_for $(slow 300) $tcp request dt-backend 7499 ping
 	say "sending $N requests (curl, flagged) through nginx to the backend"
@@ -154,6 +171,7 @@ dt-client)
 		sh -c "[ \$(grep -c '^200 65536 ' $DT_RESULTS/curl.txt) -eq $N ]"
 	check "told dt-proxy we are done" wait_for 60 $tcp request dt-proxy 7497 done
 	check "told dt-backend we are done" wait_for 60 $tcp request dt-backend 7497 done
+	served curl $N
 	background_stop
 	stop
 	;;

@@ -26,7 +26,10 @@
 
 static atomic64_t dt_ctx_ids = ATOMIC64_INIT(0);
 
-/* A new context for the request read on sk, one reference, or NULL. */
+/*
+ * A new context for the request current reads on sk, one reference, or
+ * NULL.
+ */
 struct dt_ctx *dt_ctx_new(const struct sock *sk)
 {
 	struct dt_ctx *c;
@@ -39,6 +42,7 @@ struct dt_ctx *dt_ctx_new(const struct sock *sk)
 	refcount_set(&c->ref, 1);
 	c->id = atomic64_inc_return(&dt_ctx_ids);
 	c->sk = sk;
+	c->reader = task_pid_nr(current);
 	dt_tuple_from_sock(&c->tuple, sk);
 	return c;
 }

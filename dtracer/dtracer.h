@@ -126,6 +126,7 @@ struct dt_ctx {
 	u64 id;				/* this host's number for it */
 	const struct sock *sk;		/* the request's socket */
 	struct dt_tuple tuple;		/* ... and its addresses */
+	pid_t reader;			/* the thread that read it */
 	bool dead;			/* the socket is gone */
 	struct rcu_head rcu;
 };
@@ -252,6 +253,7 @@ void dt_egress_disarm(void);
 /* handoff.c: a thread serving a request hands it to the threads it wakes. */
 int dt_handoff_arm(void);
 void dt_handoff_disarm(void);
+void dt_handoff_answered(const struct dt_ctx *c);
 unsigned long dt_egress_missed(void);
 
 /* ingress.c: detect marked segments, flag the threads that read them. */

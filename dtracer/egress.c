@@ -248,6 +248,8 @@ static bool dt_send_begin(struct sock *sk, const struct dt_sender *by)
 		dt_flags_enter(current, owner, DT_REASON_RESUMED);
 	else if (kind == DT_UNMARKED && by && !by->client)
 		dt_flags_leave(current);
+	if (kind == DT_RESPONSE)
+		dt_handoff_answered(owner);
 	return kind != DT_UNMARKED;
 }
 

@@ -3,9 +3,11 @@
 # form: 6 requests. Asserts what it claims: each request's tree crosses
 # the three hosts (curl on dt-client -> nginx on dt-proxy -> python3 on
 # dt-backend); the background traffic every host carried (bg-curl,
-# bg-httpd) is in no tree and not in the trace at all; the clocks of
-# the linked hosts align accurately; the page and the Perfetto trace it
-# names are there and hold every span.
+# bg-httpd; dt-client's through the same nginx and python3) is in no
+# tree and not in the trace at all; nginx and python3 traced exactly the
+# flagged requests of the more they served, as the demo prints; the
+# clocks of the linked hosts align accurately; the page and the Perfetto
+# trace it names are there and hold every span.
 . "$DT_BUILDDIR/tests/vm/config.sh"
 . "$DT_SRCDIR/tests/vm/tap.sh"
 . "$DT_SRCDIR/tests/vm/vm.sh"
@@ -81,6 +83,15 @@ tap_diag "events of interrupts that came while a bg-* process ran:" \
 n=$(grep -c 'procname = "\(curl\|nginx\|python3\)"' "$out/merged/timeline.txt" 2>/dev/null)
 tap_result $([ "$n" -gt 0 ]; echo $?) \
 	"... while the request's processes are there ($n events)"
+
+# Per host, as the demo prints it: nginx and python3 served the
+# background requests too, and traced only the flagged ones.
+for h in dt-proxy dt-backend; do
+	read -r prog served traced 2>/dev/null < "$out/$h/served"
+	tap_result $([ "${traced:-x}" = "$n_req" ] && [ "${served:-0}" -gt "$n_req" ]; echo $?) \
+		"$h: $prog traced the $n_req flagged requests of the ${served:-?} it served (${traced:-?})"
+done
+grep -A3 'served and traced' "$out/demo.log" | tap_diag_stdin
 
 # Every marked segment the requests sent has its send in the traces:
 # none lost, none matched wrongly.

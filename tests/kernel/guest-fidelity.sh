@@ -305,6 +305,39 @@ loop_trace() {
 		test "$_o" = 0
 }
 
+# pool_session: dt-c records dtracer's flags during the pool's phase.
+pool_session() {
+	check "lttng-sessiond starts, told to load dtracer's probes" \
+		env LTTNG_EXTRA_KMOD_PROBES=dtracer lttng-sessiond -d
+	check "[pool] a session of dtracer's flags" sh -c "
+		lttng create pool --output=/tmp/pool > /dev/null &&
+		lttng enable-event -k dtracer_flag > /dev/null &&
+		lttng start pool > /dev/null"
+}
+
+# pool_trace: the workers' flags say how they were given the request
+# (handoff, a guess) and by whom (parent: the pool's reader, or a worker
+# that wakes a sibling while it serves a traced request), threads of
+# the pool's own process.
+pool_trace() {
+	lttng stop pool > /dev/null
+	lttng destroy pool > /dev/null
+	check "[pool] the trace reads back" sh -c "babeltrace2 /tmp/pool > /tmp/pool.txt"
+	cp /tmp/pool.txt "$DT_RESULTS/"
+	ls /proc/$pool/task > /tmp/pool.tasks
+	set -- $(awk -v r="$pool" '
+		NR == FNR { task[$1] = 1; next }
+		/"handoff"/ {
+			match($0, /parent = [0-9]+/)
+			p = substr($0, RSTART + 9, RLENGTH - 9)
+			n++; byreader += p == r; mine += p in task
+		}
+		END { print n + 0, byreader + 0, mine + 0 }' /tmp/pool.tasks /tmp/pool.txt)
+	check "[pool] the workers' flags say handoff ($1; the pool's reader handed $2; at least $((3 * N / 4)))" \
+		test "$2" -ge $((3 * N / 4))
+	check "[pool] every handoff's parent is a thread of the pool ($3 of $1)" test "$3" = "$1"
+}
+
 # store_truth: dt-c's capture of the mixed phase's PINGs to the store:
 # as many marked (both sides: requests, then responses) as the requests
 # traced at dt-c's pool (its log: the flagged ones, and any unflagged one
@@ -440,7 +473,9 @@ dt-c)
 	truth big 3
 	truth file 3
 	server 4 redis $hpid $big $file $pool $mixed
+	pool_session
 	server 5 pool $pool $mixed
+	pool_trace
 	guess pool $N 75 10
 	capture store 6379
 	server 6 mixed $pool $mixed
