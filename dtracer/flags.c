@@ -657,7 +657,22 @@ void dt_flags_wrote(struct task_struct *task, const struct sock *sk)
 {
 	struct dt_flag *f;
 	unsigned long irq;
+	bool again;
 
+	/*
+	 * After the first write the sweep is scheduled (and goes on while
+	 * the thread is in the table): the time alone, without the lock.
+	 * The sweep may read the time of the write before; so it could
+	 * under the lock too, had it run first.
+	 */
+	rcu_read_lock();
+	f = dt_flag_find(task);
+	again = f && f->ctx && f->ctx->sk == sk && READ_ONCE(f->wrote);
+	if (again)
+		WRITE_ONCE(f->wrote, ktime_get_ns());
+	rcu_read_unlock();
+	if (again)
+		return;
 	spin_lock_irqsave(&dt_flags_lock, irq);
 	f = dt_flag_find(task);
 	if (f && f->ctx && f->ctx->sk == sk) {

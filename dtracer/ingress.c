@@ -216,6 +216,7 @@ struct dt_read {
 	bool request;			/* marked request bytes */
 	bool response;			/* marked response bytes */
 	bool answer;			/* ... a client's answer */
+	bool more;			/* request bytes of served, unanswered */
 	u64 asked_at;
 	struct dt_ctx *resume;		/* the context whose answer it is */
 	struct dt_ctx *served;		/* the request read there before */
@@ -244,6 +245,7 @@ static void dt_read_take(struct dt_sock *ds, u32 now, struct dt_read *r)
 	    (r->response || !ds->peer_answers))
 		r->resume = ds->outstanding;
 	r->served = ds->served;
+	r->more = r->request && ds->served && !ds->answered;
 	if ((r->request || r->response) && ds->asker == current) {
 		r->answer = true;
 		r->asked_at = ds->asked_at;
@@ -267,6 +269,7 @@ static void dt_read_request(struct sock *sk, struct dt_sock *ds)
 	in = c && dt_flags_enter(current, c, DT_REASON_PROPAGATED);
 	spin_lock_irqsave(&ds->lock, irq);
 	dt_sock_set_ctx(ds, &ds->served, in ? c : NULL);
+	ds->answered = false;
 	spin_unlock_irqrestore(&ds->lock, irq);
 	dt_ctx_put(c);
 }
@@ -303,6 +306,9 @@ static void dt_on_read(void *data, struct sock *sk)
 	if (r.answer && dt_flagged(current)) {
 		dt_stat_inc(DT_STAT_ANSWERS);
 		dt_event_answer(current, sk, ktime_get_ns() - r.asked_at);
+	} else if (r.more) {
+		/* More of a request not answered yet: the same request. */
+		dt_flags_enter(current, r.served, DT_REASON_RESUMED);
 	} else if (r.request) {
 		dt_read_request(sk, ds);
 	} else if (r.resume) {
