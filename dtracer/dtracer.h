@@ -216,7 +216,7 @@ struct dt_sock {
 	bool peer_answers;		/* the peer marks its responses */
 	struct dt_sender sender;	/* the last flagged writer */
 	struct dt_ctx *served;		/* the request read here, traced */
-	bool answered;			/* ... and answered since */
+	u32 served_seq;			/* ... write_seq when it was read */
 	struct dt_ctx *outstanding;	/* sent a request here, unanswered */
 	bool gone;			/* out of the table: keep nothing */
 	bool connecting;		/* its first write is outstanding's */

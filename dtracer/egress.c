@@ -239,8 +239,6 @@ static bool dt_send_begin(struct sock *sk, const struct dt_sender *by)
 		dt_close_tail(sk);
 	if (kind != DT_UNMARKED)
 		dt_writer_open(ds, seq, kind, by, owner);
-	if (kind == DT_RESPONSE)
-		ds->answered = true;
 	if (kind == DT_REQUEST && owner)
 		dt_sock_set_ctx(ds, &ds->outstanding, owner);
 	else if (kind == DT_UNMARKED)

@@ -216,7 +216,7 @@ struct dt_read {
 	bool request;			/* marked request bytes */
 	bool response;			/* marked response bytes */
 	bool answer;			/* ... a client's answer */
-	bool more;			/* request bytes of served, unanswered */
+	bool more;			/* more of served: nothing written since */
 	u64 asked_at;
 	struct dt_ctx *resume;		/* the context whose answer it is */
 	struct dt_ctx *served;		/* the request read there before */
@@ -231,8 +231,12 @@ static bool dt_passed(struct dt_ranges *rs, u32 now)
 	return hit;
 }
 
-/* Under RCU: what current's read up to now on ds's socket took. */
-static void dt_read_take(struct dt_sock *ds, u32 now, struct dt_read *r)
+/*
+ * Under RCU: what current's read up to now on ds's socket took; wseq:
+ * the socket's write_seq.
+ */
+static void dt_read_take(struct dt_sock *ds, u32 now, u32 wseq,
+			 struct dt_read *r)
 {
 	unsigned long irq;
 
@@ -245,7 +249,11 @@ static void dt_read_take(struct dt_sock *ds, u32 now, struct dt_read *r)
 	    (r->response || !ds->peer_answers))
 		r->resume = ds->outstanding;
 	r->served = ds->served;
-	r->more = r->request && ds->served && !ds->answered;
+	/*
+	 * Request bytes where nothing was written since the request was
+	 * read (seen by dtracer or not): more of the same request.
+	 */
+	r->more = r->request && ds->served && wseq == ds->served_seq;
 	if ((r->request || r->response) && ds->asker == current) {
 		r->answer = true;
 		r->asked_at = ds->asked_at;
@@ -269,7 +277,7 @@ static void dt_read_request(struct sock *sk, struct dt_sock *ds)
 	in = c && dt_flags_enter(current, c, DT_REASON_PROPAGATED);
 	spin_lock_irqsave(&ds->lock, irq);
 	dt_sock_set_ctx(ds, &ds->served, in ? c : NULL);
-	ds->answered = false;
+	ds->served_seq = READ_ONCE(tcp_sk(sk)->write_seq);
 	spin_unlock_irqrestore(&ds->lock, irq);
 	dt_ctx_put(c);
 }
@@ -302,7 +310,7 @@ static void dt_on_read(void *data, struct sock *sk)
 	rcu_read_lock();
 	ds = dt_sock_find(sk);
 	if (ds)
-		dt_read_take(ds, now, &r);
+		dt_read_take(ds, now, READ_ONCE(tcp_sk(sk)->write_seq), &r);
 	if (r.answer && dt_flagged(current)) {
 		dt_stat_inc(DT_STAT_ANSWERS);
 		dt_event_answer(current, sk, ktime_get_ns() - r.asked_at);

@@ -11,9 +11,9 @@
  * The answer is BYTES bytes (default 1000), written CHUNK bytes per
  * write() (default: all at once), or FILE sent with sendfile(), CHUNK
  * bytes per call. For every request, after reading it
- * and before answering, the serving thread looks for its own id in
- * /sys/distributed-tracer/list_pid and appends "PATH traced|untraced
- * TID" to LOG.
+ * and before answering (and before asking the store, see -u), the
+ * serving thread looks for its own id in /sys/distributed-tracer/list_pid
+ * and appends "PATH traced|untraced TID" to LOG.
  *
  * Threads: one per connection by default. With -p, a pool: one thread
  * reads every connection's requests (epoll, one request per connection
@@ -90,10 +90,8 @@ static bool flagged_now(void)
 	return found;
 }
 
-static void note(const char *path)
+static void note(const char *path, bool traced)
 {
-	bool traced = flagged_now();
-
 	pthread_mutex_lock(&log_lock);
 	fprintf(logf, "%s %s %ld\n", path, traced ? "traced" : "untraced",
 		(long)syscall(SYS_gettid));
@@ -248,14 +246,21 @@ static int serve_request(struct conn *c)
 	char *end = memmem(c->buf, c->len, "\r\n\r\n", 4) + 4;
 	char path[512] = "?", head[128];
 	size_t used = (size_t)(end - c->buf);
-	bool keep, ok;
+	bool keep, ok, traced;
 	long n;
 
 	sscanf(c->buf, "GET %511s", path);
 	keep = memmem(c->buf, used, "HTTP/1.1", 8) &&
 	       !memmem(c->buf, used, "Connection: close", 17);
-	note(path);
+	/*
+	 * Whether this thread is flagged, then the store asked, before the
+	 * log's mutex: a sibling that releases it may hand this thread its
+	 * request (dtracer's hand-off guess), and the store's request must
+	 * be asked under the state noted.
+	 */
+	traced = flagged_now();
 	ok = !ask_store();
+	note(path, traced);
 	n = snprintf(head, sizeof(head),
 		     "HTTP/1.1 %s\r\nContent-Length: %ld\r\n%s\r\n",
 		     ok ? "200 OK" : "502 Bad Gateway", ok ? body_bytes : 0,
