@@ -7,9 +7,13 @@
 #ifndef DT_COLLECTOR_CTF_CHECK_H
 #define DT_COLLECTOR_CTF_CHECK_H
 
-#include <stddef.h>
+#include "error.h"
 
-/* 0 if path looks like whole CTF 1.8 metadata; else -1, why filled. */
-int dt_ctf_check_metadata(const char *path, char *why, size_t len);
+/*
+ * 0 if path looks like whole CTF 1.8 metadata; else -1 and *error says
+ * why ("PATH: truncated metadata packet at byte N", DT_ERROR_INPUT;
+ * DT_ERROR_IO if it cannot be read).
+ */
+int dt_ctf_check_metadata(const char *path, GError **error);
 
 #endif

@@ -9,7 +9,6 @@
 #include "export-int.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,18 +23,7 @@ int dt_export_format_parse(const char *name)
 
 /* ----- Writing ---------------------------------------------------------- */
 
-static int fail(char **err, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	if (vasprintf(err, fmt, ap) < 0)
-		*err = NULL;
-	va_end(ap);
-	return -1;
-}
-
-static int write_doc(json_object *doc, FILE *f, char **err)
+static int write_doc(json_object *doc, FILE *f, GError **error)
 {
 	const char *text;
 	size_t n = 0;
@@ -43,38 +31,48 @@ static int write_doc(json_object *doc, FILE *f, char **err)
 	text = json_object_to_json_string_length(doc, JSON_C_TO_STRING_PLAIN |
 						 JSON_C_TO_STRING_NOSLASHESCAPE,
 						 &n);
-	if (!text)
-		return fail(err, "writing the export: %s", strerror(ENOMEM));
+	if (!text) {
+		dt_error_errno(error, ENOMEM, "writing the export");
+		return -1;
+	}
 	errno = 0;
 	if (fwrite(text, 1, n, f) != n || fputc('\n', f) == EOF ||
-	    fflush(f) == EOF || ferror(f))
-		return fail(err, "writing the export: %s",
-			    strerror(errno ? errno : EIO));
+	    fflush(f) == EOF || ferror(f)) {
+		dt_error_errno(error, errno ? errno : EIO, "writing the export");
+		return -1;
+	}
 	return 0;
 }
 
 int dt_export(const struct dt_rq_model *m, enum dt_export_format fmt,
-	      int request, FILE *f, char **err)
+	      int request, FILE *f, GError **error)
 {
 	struct ex x = { .m = m, .request = request };
 	json_object *doc;
 	int r;
 
-	*err = NULL;
 	if (request < -1 || request >= m->n_requests) {
 		if (!m->n_requests)
-			return fail(err, "no request %d (there are none)",
-				    request);
-		return fail(err, "no request %d (requests are 0 to %d)",
-			    request, m->n_requests - 1);
+			g_set_error(error, DT_ERROR, DT_ERROR_NOTFOUND,
+				    "no request %d (there are none)", request);
+		else
+			g_set_error(error, DT_ERROR, DT_ERROR_NOTFOUND,
+				    "no request %d (requests are 0 to %d)",
+				    request, m->n_requests - 1);
+		return -1;
 	}
-	if (fmt != DT_EXPORT_PERFETTO && fmt != DT_EXPORT_OTLP)
-		return fail(err, "unknown export format %d", (int)fmt);
+	if (fmt != DT_EXPORT_PERFETTO && fmt != DT_EXPORT_OTLP) {
+		g_set_error(error, DT_ERROR, DT_ERROR_INPUT,
+			    "unknown export format %d", (int)fmt);
+		return -1;
+	}
 	doc = fmt == DT_EXPORT_OTLP ? dt_export_otlp(&x) : dt_export_perfetto(&x);
-	if (!doc || x.nomem)
-		r = fail(err, "building the export: %s", strerror(ENOMEM));
-	else
-		r = write_doc(doc, f, err);
+	if (!doc || x.nomem) {
+		dt_error_errno(error, ENOMEM, "building the export");
+		r = -1;
+	} else {
+		r = write_doc(doc, f, error);
+	}
 	json_object_put(doc);
 	free(x.prev);
 	return r;

@@ -8,6 +8,7 @@
 
 #include <stdio.h>
 
+#include "error.h"
 #include "requests.h"
 
 enum dt_export_format {
@@ -20,9 +21,10 @@ int dt_export_format_parse(const char *name);
 
 /*
  * Write the requests of m (all of them if request is -1, else that one)
- * to f. 0, or -1 with a message in *err (malloc'd).
+ * to f. 0, or -1 with *error set (DT_ERROR_NOTFOUND: no such request;
+ * DT_ERROR_IO: writing f failed).
  */
 int dt_export(const struct dt_rq_model *m, enum dt_export_format fmt,
-	      int request, FILE *f, char **err);
+	      int request, FILE *f, GError **error);
 
 #endif

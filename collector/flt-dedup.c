@@ -9,6 +9,9 @@
 
 #include <glib.h>
 
+#include "error-bt.h"
+#include "flt-pass.h"
+
 /* Past this many events at one nanosecond, later ones pass unchecked. */
 #define GROUP_MAX 4096
 
@@ -22,9 +25,7 @@ struct dedup_comp {
 
 struct dedup_iter {
 	struct dedup_comp *comp;
-	bt_message_iterator *up;
-	bt_message_array_const pending;	/* upstream batch not yet passed */
-	uint64_t pending_count, pending_pos;
+	struct dt_pass pass;
 	/* The events passed at the current time: messages (a reference
 	 * each) and their fingerprints, 0 until needed. */
 	int64_t group_ns;
@@ -128,18 +129,11 @@ uint64_t dt_event_fingerprint(const bt_event *ev, const char *host)
 static const char *host_of(struct dedup_comp *c, const bt_trace *trace)
 {
 	const char *name = g_hash_table_lookup(c->hosts, trace);
-	const bt_value *hn;
 
 	if (name)
 		return name;
-	hn = bt_trace_borrow_environment_entry_value_by_name_const(trace,
-								  "hostname");
-	if (hn && bt_value_is_string(hn))
-		name = g_intern_string(bt_value_string_get(hn));
-	else if (bt_trace_get_name(trace))
-		name = g_intern_string(bt_trace_get_name(trace));
-	else
-		name = g_intern_string("");
+	name = dt_trace_host(trace);
+	name = g_intern_string(name ? name : "");
 	g_hash_table_insert(c->hosts, (gpointer)trace, (gpointer)name);
 	return name;
 }
@@ -160,23 +154,26 @@ dt_flt_dedup_init(bt_self_component_filter *self,
 		  const bt_value *params, void *init_data)
 {
 	struct dedup_comp *c = g_new0(struct dedup_comp, 1);
+	bt_component_class_initialize_method_status st;
+	GError *e = NULL;
 
 	(void)config;
 	c->self = bt_self_component_filter_as_self_component(self);
 	if (params && bt_value_is_map(params) && !bt_value_map_is_empty(params)) {
-		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(c->self,
-			"flt.dtracer.dedup takes no parameters");
+		g_set_error(&e, DT_ERROR, DT_ERROR_INPUT,
+			    "flt.dtracer.dedup takes no parameters");
+		dt_error_to_component(c->self, e);
+		g_error_free(e);
 		g_free(c);
 		return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
 	}
+	st = dt_pass_add_ports(self, &c->in);
+	if (st != BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_OK) {
+		g_free(c);
+		return st;
+	}
 	c->run = init_data ? init_data : &c->own;
 	c->hosts = g_hash_table_new(g_direct_hash, g_direct_equal);
-	if (bt_self_component_filter_add_input_port(self, "in", NULL, &c->in) ||
-	    bt_self_component_filter_add_output_port(self, "out", NULL, NULL)) {
-		g_hash_table_destroy(c->hosts);
-		g_free(c);
-		return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_MEMORY_ERROR;
-	}
 	bt_self_component_set_data(c->self, c);
 	return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_OK;
 }
@@ -211,16 +208,15 @@ dt_flt_dedup_iter_init(bt_self_message_iterator *self,
 	struct dedup_comp *c = bt_self_component_get_data(
 		bt_self_message_iterator_borrow_component(self));
 	struct dedup_iter *it = g_new0(struct dedup_iter, 1);
+	bt_message_iterator_class_initialize_method_status st;
 
 	(void)port;
 	it->comp = c;
-	if (bt_message_iterator_create_from_message_iterator(self, c->in,
-							     &it->up)) {
+	st = dt_pass_init(&it->pass, self, config, c->in);
+	if (st != BT_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_STATUS_OK) {
 		g_free(it);
-		return BT_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
+		return st;
 	}
-	bt_self_message_iterator_configuration_set_can_seek_forward(config,
-		bt_message_iterator_can_seek_forward(it->up));
 	it->group = g_ptr_array_new_with_free_func(put_message);
 	it->fps = g_array_new(FALSE, FALSE, sizeof(uint64_t));
 	bt_self_message_iterator_set_data(self, it);
@@ -231,11 +227,9 @@ void dt_flt_dedup_iter_finalize(bt_self_message_iterator *self)
 {
 	struct dedup_iter *it = bt_self_message_iterator_get_data(self);
 
-	while (it->pending_pos < it->pending_count)
-		bt_message_put_ref(it->pending[it->pending_pos++]);
+	dt_pass_fini(&it->pass);
 	g_ptr_array_free(it->group, TRUE);
 	g_array_free(it->fps, TRUE);
-	bt_message_iterator_put_ref(it->up);
 	g_free(it);
 }
 
@@ -287,28 +281,18 @@ dt_flt_dedup_iter_next(bt_self_message_iterator *self,
 		       uint64_t *count)
 {
 	struct dedup_iter *it = bt_self_message_iterator_get_data(self);
+	struct dt_pass *p = &it->pass;
+	bt_message_iterator_class_next_method_status st;
 	uint64_t n = 0;
 
 	while (!n) {
-		if (it->pending_pos >= it->pending_count) {
-			switch (bt_message_iterator_next(it->up, &it->pending,
-							 &it->pending_count)) {
-			case BT_MESSAGE_ITERATOR_NEXT_STATUS_OK:
-				it->pending_pos = 0;
-				break;
-			case BT_MESSAGE_ITERATOR_NEXT_STATUS_END:
-				group_clear(it);
-				return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_END;
-			case BT_MESSAGE_ITERATOR_NEXT_STATUS_AGAIN:
-				return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_AGAIN;
-			case BT_MESSAGE_ITERATOR_NEXT_STATUS_MEMORY_ERROR:
-				return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_MEMORY_ERROR;
-			default:
-				return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
-			}
-		}
-		while (n < capacity && it->pending_pos < it->pending_count) {
-			const bt_message *m = it->pending[it->pending_pos++];
+		st = dt_pass_fill(p);
+		if (st == BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_END)
+			group_clear(it);
+		if (st != BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK)
+			return st;
+		while (n < capacity && p->pos < p->count) {
+			const bt_message *m = p->pending[p->pos++];
 
 			if (repeated(it, m)) {
 				bt_message_put_ref(m);
@@ -324,29 +308,7 @@ dt_flt_dedup_iter_next(bt_self_message_iterator *self,
 
 const bt_component_class_filter *dt_flt_dedup_class(void)
 {
-	bt_message_iterator_class *ic =
-		bt_message_iterator_class_create(dt_flt_dedup_iter_next);
-	bt_component_class_filter *fc;
-
-	if (!ic)
-		return NULL;
-	if (bt_message_iterator_class_set_initialize_method(ic,
-			dt_flt_dedup_iter_init) ||
-	    bt_message_iterator_class_set_finalize_method(ic,
-			dt_flt_dedup_iter_finalize)) {
-		bt_message_iterator_class_put_ref(ic);
-		return NULL;
-	}
-	fc = bt_component_class_filter_create("dedup", ic);
-	bt_message_iterator_class_put_ref(ic);
-	if (!fc)
-		return NULL;
-	if (bt_component_class_filter_set_initialize_method(fc,
-			dt_flt_dedup_init) ||
-	    bt_component_class_filter_set_finalize_method(fc,
-			dt_flt_dedup_finalize)) {
-		bt_component_class_filter_put_ref(fc);
-		return NULL;
-	}
-	return fc;
+	return dt_pass_class("dedup", dt_flt_dedup_init, dt_flt_dedup_finalize,
+			     dt_flt_dedup_iter_init, dt_flt_dedup_iter_finalize,
+			     dt_flt_dedup_iter_next);
 }

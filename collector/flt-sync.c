@@ -3,6 +3,8 @@
  * align the clocks at the end. See flt-sync.h.
  */
 #include "flt-sync.h"
+#include "error-bt.h"
+#include "flt-pass.h"
 #include "marks-read.h"
 
 #include <errno.h>
@@ -26,16 +28,13 @@ struct sync_comp {
 
 struct sync_iter {
 	struct sync_comp *comp;
-	bt_message_iterator *up;
-	bt_message_array_const pending;	/* upstream batch not yet passed */
-	uint64_t pending_count, pending_pos;
-	int ended;
+	struct dt_pass pass;
 };
 
 /* ----- parameters ----------------------------------------------------- */
 
-static int param_string(struct sync_comp *c, const bt_value *params,
-			const char *name, char **out)
+static int param_string(const bt_value *params, const char *name,
+			char **out, GError **error)
 {
 	const bt_value *v = bt_value_map_borrow_entry_value_const(params,
 								  name);
@@ -43,8 +42,8 @@ static int param_string(struct sync_comp *c, const bt_value *params,
 	if (!v)
 		return 0;
 	if (!bt_value_is_string(v)) {
-		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(c->self,
-			"parameter `%s`: expecting a string", name);
+		g_set_error(error, DT_ERROR, DT_ERROR_INPUT,
+			    "parameter `%s`: expecting a string", name);
 		return -1;
 	}
 	*out = g_strdup(bt_value_string_get(v));
@@ -54,29 +53,34 @@ static int param_string(struct sync_comp *c, const bt_value *params,
 static bt_value_map_foreach_entry_const_func_status
 check_name(const char *key, const bt_value *v, void *data)
 {
-	struct sync_comp *c = data;
+	GError **error = data;
 
 	(void)v;
 	if (strcmp(key, "path") && strcmp(key, "reference")) {
-		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(c->self,
-			"unknown parameter `%s` (known: path, reference)", key);
+		g_set_error(error, DT_ERROR, DT_ERROR_INPUT,
+			    "unknown parameter `%s` (known: path, reference)",
+			    key);
 		return BT_VALUE_MAP_FOREACH_ENTRY_CONST_FUNC_STATUS_ERROR;
 	}
 	return BT_VALUE_MAP_FOREACH_ENTRY_CONST_FUNC_STATUS_OK;
 }
 
 /* Unknown names are errors: a typo must not be silently ignored. */
-static int check_params(struct sync_comp *c, const bt_value *params)
+static int check_params(struct sync_comp *c, const bt_value *params,
+			GError **error)
 {
 	if (!bt_value_is_map(params)) {
-		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(c->self,
-			"parameters must be a map");
+		g_set_error(error, DT_ERROR, DT_ERROR_INPUT,
+			    "parameters must be a map");
 		return -1;
 	}
-	if (bt_value_map_foreach_entry_const(params, check_name, c))
+	if (bt_value_map_foreach_entry_const(params, check_name, error)) {
+		/* babeltrace2 noted the stop of the loop: ours says why */
+		bt_current_thread_clear_error();
 		return -1;
-	if (param_string(c, params, "path", &c->path) ||
-	    param_string(c, params, "reference", &c->reference))
+	}
+	if (param_string(params, "path", &c->path, error) ||
+	    param_string(params, "reference", &c->reference, error))
 		return -1;
 	return 0;
 }
@@ -104,28 +108,32 @@ dt_flt_sync_init(bt_self_component_filter *self,
 		 const bt_value *params, void *init_data)
 {
 	struct sync_comp *c = g_new0(struct sync_comp, 1);
+	bt_component_class_initialize_method_status st;
+	GError *e = NULL;
 
 	(void)config;
 	c->self = bt_self_component_filter_as_self_component(self);
 	c->kinds = g_hash_table_new(g_direct_hash, g_direct_equal);
 	c->hosts = g_hash_table_new(g_direct_hash, g_direct_equal);
-	if (check_params(c, params))
-		goto error;
+	if (check_params(c, params, &e)) {
+		dt_error_to_component(c->self, e);
+		g_error_free(e);
+		comp_free(c);
+		return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
+	}
 	if (init_data) {
 		c->run = init_data;
 	} else {
 		c->own.sync = dt_sync_new();
 		c->run = &c->own;
 	}
-	if (bt_self_component_filter_add_input_port(self, "in", NULL,
-						    &c->in) ||
-	    bt_self_component_filter_add_output_port(self, "out", NULL, NULL))
-		goto error;
+	st = dt_pass_add_ports(self, &c->in);
+	if (st != BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_OK) {
+		comp_free(c);
+		return st;
+	}
 	bt_self_component_set_data(c->self, c);
 	return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_OK;
-error:
-	comp_free(c);
-	return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
 }
 
 void dt_flt_sync_finalize(bt_self_component_filter *self)
@@ -162,21 +170,14 @@ static enum ev_kind kind_of(struct sync_comp *c, const bt_event_class *ec)
 static int host_of(struct sync_comp *c, const bt_trace *trace)
 {
 	gpointer v = g_hash_table_lookup(c->hosts, trace);
-	const bt_value *hn;
+	const char *host = dt_trace_host(trace);
 	char *name;
 	int i;
 
 	if (v)
 		return GPOINTER_TO_INT(v) - 1;
-	hn = bt_trace_borrow_environment_entry_value_by_name_const(trace,
-								  "hostname");
-	if (hn && bt_value_is_string(hn))
-		name = g_strdup(bt_value_string_get(hn));
-	else if (bt_trace_get_name(trace))
-		name = g_strdup(bt_trace_get_name(trace));
-	else
-		name = g_strdup_printf("trace-%u",
-				       g_hash_table_size(c->hosts));
+	name = host ? g_strdup(host) :
+	       g_strdup_printf("trace-%u", g_hash_table_size(c->hosts));
 	i = dt_sync_host_index(c->run->sync, name);
 	g_free(name);
 	if (i >= 0)
@@ -296,8 +297,15 @@ static int read_net(const bt_event *ev, struct dt_mark *m)
 	return 0;
 }
 
-/* Look at one message on its way through: 0, or -errno. */
-static int inspect(struct sync_comp *c, const bt_message *msg)
+static int nomem(GError **error)
+{
+	dt_error_errno(error, ENOMEM, "flt.dtracer.sync");
+	return -1;
+}
+
+/* Look at one message on its way through: 0, or -1 with *error set. */
+static int inspect(struct sync_comp *c, const bt_message *msg,
+		   GError **error)
 {
 	const bt_event *ev;
 	const bt_clock_snapshot *cs;
@@ -311,7 +319,7 @@ static int inspect(struct sync_comp *c, const bt_message *msg)
 		/* every host is known, those without a segment too */
 		host = host_of(c, bt_stream_borrow_trace_const(
 			bt_message_stream_beginning_borrow_stream_const(msg)));
-		return host < 0 ? -ENOMEM : 0;
+		return host < 0 ? nomem(error) : 0;
 	case BT_MESSAGE_TYPE_DISCARDED_EVENTS: {
 		uint64_t n;
 
@@ -340,59 +348,80 @@ static int inspect(struct sync_comp *c, const bt_message *msg)
 	host = host_of(c, bt_stream_borrow_trace_const(
 				  bt_event_borrow_stream_const(ev)));
 	if (host < 0)
-		return -ENOMEM;
+		return nomem(error);
 	if (k == EV_NET_SEND || k == EV_NET_RECV) {
 		/* not every packet is a TCP segment: others are just skipped */
 		if (read_net(ev, &m))
 			return 0;
-		return dt_sync_add_segment(c->run->sync, host,
-					   k == EV_NET_SEND, &m, ns, 1);
+		if (dt_sync_add_segment(c->run->sync, host, k == EV_NET_SEND,
+					&m, ns, 1) == -ENOMEM)
+			return nomem(error);
+		return 0;
 	}
 	if (read_mark(ev, &m)) {
-		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(c->self,
-			"%s event with unexpected fields (not dtracer's probe of this version?)",
-			bt_event_class_get_name(bt_event_borrow_class_const(ev)));
-		return -EINVAL;
+		g_set_error(error, DT_ERROR, DT_ERROR_INPUT,
+			    "%s event with unexpected fields (not dtracer's "
+			    "probe of this version?)",
+			    bt_event_class_get_name(bt_event_borrow_class_const(ev)));
+		return -1;
 	}
 	if (dt_sync_add_mark(c->run->sync, host, k == EV_SEND, &m, ns) ==
 	    -ENOMEM)
-		return -ENOMEM;
+		return nomem(error);
 	return 0;
 }
 
-/* End of the input: solve once, report unless the caller takes it. */
-static int finish(struct sync_comp *c)
+/* Write the report where the parameter `path` says. 0, or -1. */
+static int write_report(struct sync_comp *c, GError **error)
 {
-	const char *ref = c->run->reference ? c->run->reference : c->reference;
-	FILE *f;
-	int err;
+	FILE *f = c->path ? fopen(c->path, "w") : stdout;
 
-	if (c->run->solved)
-		return c->run->solved < 0 ? c->run->solved : 0;
-	err = dt_sync_solve(c->run->sync, ref);
-	c->run->solved = err ? err : 1;
-	if (err == -ENOENT) {
-		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(c->self,
-			"reference host `%s` is not in the traces", ref);
-		return err;
-	}
-	if (err || c->run != &c->own)
-		return err;
-	f = c->path ? fopen(c->path, "w") : stdout;
 	if (!f) {
-		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(c->self,
-			"cannot write the report to `%s`: %s", c->path,
-			strerror(errno));
-		return -errno;
+		dt_error_errno(error, errno, "cannot write the report to `%s`",
+			       c->path);
+		return -1;
 	}
 	dt_sync_report(c->run->sync, f);
 	if ((c->path ? fclose(f) : fflush(f)) != 0) {
-		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(c->self,
-			"cannot write the report to `%s`",
-			c->path ? c->path : "standard output");
-		return -EIO;
+		dt_error_errno(error, errno ? errno : EIO,
+			       "cannot write the report to `%s`",
+			       c->path ? c->path : "standard output");
+		return -1;
 	}
 	return 0;
+}
+
+/*
+ * End of the input: solve once, report unless the caller takes it. 0,
+ * or -1 with *error set (the caller's run->solved says the sync failed).
+ */
+static int finish(struct sync_comp *c, GError **error)
+{
+	const char *ref = c->run->reference ? c->run->reference : c->reference;
+	int err;
+
+	if (c->run->solved) {
+		if (c->run->solved > 0)
+			return 0;
+		g_set_error(error, DT_ERROR, DT_ERROR_FAILED,
+			    "dtracer clock sync failed: %s",
+			    g_strerror(-c->run->solved));
+		return -1;
+	}
+	err = dt_sync_solve(c->run->sync, ref);
+	c->run->solved = err ? err : 1;
+	if (err == -ENOENT) {
+		g_set_error(error, DT_ERROR, DT_ERROR_NOTFOUND,
+			    "reference host `%s` is not in the traces", ref);
+		return -1;
+	}
+	if (err) {
+		g_set_error(error, DT_ERROR, err == -ENOMEM ? DT_ERROR_NOMEM :
+			    DT_ERROR_FAILED, "dtracer clock sync failed: %s",
+			    g_strerror(-err));
+		return -1;
+	}
+	return c->run == &c->own ? write_report(c, error) : 0;
 }
 
 /* ----- message iterator ----------------------------------------------- */
@@ -405,16 +434,15 @@ dt_flt_sync_iter_init(bt_self_message_iterator *self,
 	struct sync_comp *c = bt_self_component_get_data(
 		bt_self_message_iterator_borrow_component(self));
 	struct sync_iter *it = g_new0(struct sync_iter, 1);
+	bt_message_iterator_class_initialize_method_status st;
 
 	(void)port;
 	it->comp = c;
-	if (bt_message_iterator_create_from_message_iterator(self, c->in,
-							     &it->up)) {
+	st = dt_pass_init(&it->pass, self, config, c->in);
+	if (st != BT_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_STATUS_OK) {
 		g_free(it);
-		return BT_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
+		return st;
 	}
-	bt_self_message_iterator_configuration_set_can_seek_forward(config,
-		bt_message_iterator_can_seek_forward(it->up));
 	bt_self_message_iterator_set_data(self, it);
 	return BT_MESSAGE_ITERATOR_CLASS_INITIALIZE_METHOD_STATUS_OK;
 }
@@ -423,22 +451,8 @@ void dt_flt_sync_iter_finalize(bt_self_message_iterator *self)
 {
 	struct sync_iter *it = bt_self_message_iterator_get_data(self);
 
-	while (it->pending_pos < it->pending_count)
-		bt_message_put_ref(it->pending[it->pending_pos++]);
-	bt_message_iterator_put_ref(it->up);
+	dt_pass_fini(&it->pass);
 	g_free(it);
-}
-
-static bt_message_iterator_class_next_method_status
-next_error(bt_self_message_iterator *self, int err)
-{
-	if (err == -ENOMEM)
-		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_MEMORY_ERROR;
-	if (err == -ENOENT)	/* finish() said which reference */
-		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
-	BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_MESSAGE_ITERATOR(self,
-		"dtracer clock sync failed: %s", strerror(-err));
-	return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
 }
 
 bt_message_iterator_class_next_method_status
@@ -447,43 +461,26 @@ dt_flt_sync_iter_next(bt_self_message_iterator *self,
 		      uint64_t *count)
 {
 	struct sync_iter *it = bt_self_message_iterator_get_data(self);
+	struct dt_pass *p = &it->pass;
+	bt_message_iterator_class_next_method_status st = dt_pass_fill(p);
+	GError *e = NULL;
 	uint64_t n = 0;
-	int err;
 
-	if (it->pending_pos >= it->pending_count && !it->ended) {
-		switch (bt_message_iterator_next(it->up, &it->pending,
-						 &it->pending_count)) {
-		case BT_MESSAGE_ITERATOR_NEXT_STATUS_OK:
-			it->pending_pos = 0;
-			break;
-		case BT_MESSAGE_ITERATOR_NEXT_STATUS_END:
-			it->ended = 1;
-			break;
-		case BT_MESSAGE_ITERATOR_NEXT_STATUS_AGAIN:
-			return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_AGAIN;
-		case BT_MESSAGE_ITERATOR_NEXT_STATUS_MEMORY_ERROR:
-			return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_MEMORY_ERROR;
-		default:
-			return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_ERROR;
-		}
-	}
-	if (it->ended) {
-		err = finish(it->comp);
-		if (err)
-			return next_error(self, err);
-		return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_END;
-	}
-	while (n < capacity && it->pending_pos < it->pending_count) {
-		const bt_message *m = it->pending[it->pending_pos];
+	if (st == BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_END &&
+	    finish(it->comp, &e))
+		return dt_pass_fail(self, e);
+	if (st != BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK)
+		return st;
+	while (n < capacity && p->pos < p->count) {
+		const bt_message *m = p->pending[p->pos];
 
-		err = inspect(it->comp, m);
-		if (err) {
+		if (inspect(it->comp, m, &e)) {
 			while (n > 0)
 				bt_message_put_ref(msgs[--n]);
-			return next_error(self, err);
+			return dt_pass_fail(self, e);
 		}
 		msgs[n++] = m;	/* the reference moves downstream */
-		it->pending_pos++;
+		p->pos++;
 	}
 	*count = n;
 	return BT_MESSAGE_ITERATOR_CLASS_NEXT_METHOD_STATUS_OK;
@@ -491,29 +488,7 @@ dt_flt_sync_iter_next(bt_self_message_iterator *self,
 
 const bt_component_class_filter *dt_flt_sync_class(void)
 {
-	bt_message_iterator_class *ic =
-		bt_message_iterator_class_create(dt_flt_sync_iter_next);
-	bt_component_class_filter *fc;
-
-	if (!ic)
-		return NULL;
-	if (bt_message_iterator_class_set_initialize_method(ic,
-			dt_flt_sync_iter_init) ||
-	    bt_message_iterator_class_set_finalize_method(ic,
-			dt_flt_sync_iter_finalize)) {
-		bt_message_iterator_class_put_ref(ic);
-		return NULL;
-	}
-	fc = bt_component_class_filter_create("sync", ic);
-	bt_message_iterator_class_put_ref(ic);
-	if (!fc)
-		return NULL;
-	if (bt_component_class_filter_set_initialize_method(fc,
-			dt_flt_sync_init) ||
-	    bt_component_class_filter_set_finalize_method(fc,
-			dt_flt_sync_finalize)) {
-		bt_component_class_filter_put_ref(fc);
-		return NULL;
-	}
-	return fc;
+	return dt_pass_class("sync", dt_flt_sync_init, dt_flt_sync_finalize,
+			     dt_flt_sync_iter_init, dt_flt_sync_iter_finalize,
+			     dt_flt_sync_iter_next);
 }

@@ -16,6 +16,7 @@
 #include <glib.h>
 
 #include "ctf-check.h"
+#include "error-bt.h"
 
 static bt_interrupter *volatile running;
 
@@ -51,30 +52,38 @@ void dt_graph_on_abort(void (*cleanup)(void))
 	abort_cleanup = cleanup;
 }
 
-static const bt_plugin *find_plugin(const char *name)
+static const bt_plugin *find_plugin(const char *name, GError **error)
 {
 	const bt_plugin *p = NULL;
 
+	if (error && *error)
+		return NULL;
 	if (bt_plugin_find(name, BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_FALSE,
 			   &p) != BT_PLUGIN_FIND_STATUS_OK) {
-		fprintf(stderr, "dtracer: babeltrace2's `%s` plugin not found "
-			"(Debian package: babeltrace2)\n", name);
+		bt_current_thread_clear_error();
+		g_set_error(error, DT_ERROR, DT_ERROR_NOTFOUND,
+			    "babeltrace2's `%s` plugin not found (Debian "
+			    "package: babeltrace2)", name);
 		return NULL;
 	}
 	return p;
 }
 
-int dt_classes_load(struct dt_classes *c)
+int dt_classes_load(struct dt_classes *c, GError **error)
 {
+	GError *e = NULL;
+
 	struct sigaction sa = { .sa_handler = on_abort };
 
 	sigaction(SIGABRT, &sa, NULL);
 	memset(c, 0, sizeof(*c));
-	c->ctf = find_plugin("ctf");
-	c->utils = find_plugin("utils");
-	c->text = find_plugin("text");
-	if (!c->ctf || !c->utils || !c->text)
+	c->ctf = find_plugin("ctf", &e);
+	c->utils = find_plugin("utils", &e);
+	c->text = find_plugin("text", &e);
+	if (e) {
+		g_propagate_error(error, e);
 		return -1;
+	}
 	c->src_ctf_fs = bt_plugin_borrow_source_component_class_by_name_const(
 		c->ctf, "fs");
 	c->sink_ctf_fs = bt_plugin_borrow_sink_component_class_by_name_const(
@@ -87,14 +96,15 @@ int dt_classes_load(struct dt_classes *c)
 		c->text, "pretty");
 	c->dedup = dt_flt_dedup_class();
 	if (!c->dedup) {
-		fprintf(stderr, "dtracer: out of memory\n");
+		dt_error_errno(error, ENOMEM, "flt.dtracer.dedup");
 		return -1;
 	}
 	if (!c->src_ctf_fs || !c->sink_ctf_fs || !c->muxer || !c->dummy ||
 	    !c->pretty) {
-		fprintf(stderr, "dtracer: babeltrace2's plugins lack a component "
-			"class (src.ctf.fs, sink.ctf.fs, flt.utils.muxer, "
-			"sink.utils.dummy, sink.text.pretty)\n");
+		g_set_error(error, DT_ERROR, DT_ERROR_NOTFOUND,
+			    "babeltrace2's plugins lack a component class "
+			    "(src.ctf.fs, sink.ctf.fs, flt.utils.muxer, "
+			    "sink.utils.dummy, sink.text.pretty)");
 		return -1;
 	}
 	return 0;
@@ -152,10 +162,10 @@ static const bt_port_output *filter_out(const bt_component_filter *f)
 bt_graph *dt_graph_traces(const struct dt_classes *c, char *const *traces,
 			  int n, const bt_component_class_filter *filter,
 			  void *filter_data, const bt_component_class_sink *sink,
-			  const bt_value *sink_params, const char **bad_trace)
+			  const bt_value *sink_params, GError **error)
 {
 	return dt_graph_traces_data(c, traces, n, filter, filter_data, sink,
-				    sink_params, NULL, bad_trace);
+				    sink_params, NULL, error);
 }
 
 bt_graph *dt_graph_traces_data(const struct dt_classes *c,
@@ -164,16 +174,16 @@ bt_graph *dt_graph_traces_data(const struct dt_classes *c,
 			       void *filter_data,
 			       const bt_component_class_sink *sink,
 			       const bt_value *sink_params, void *sink_data,
-			       const char **bad_trace)
+			       GError **error)
 {
 	bt_graph *g = bt_graph_create(0);
 	const bt_component_filter *mux, *dedup, *flt = NULL;
 	const bt_component_sink *snk;
 	const bt_port_output *last;
+	const char *bad = NULL;
 
-	*bad_trace = NULL;
 	if (!g)
-		return NULL;
+		goto error;
 	if (bt_graph_add_filter_component(g, c->muxer, "muxer", NULL,
 					  BT_LOGGING_LEVEL_NONE, &mux))
 		goto error;
@@ -195,7 +205,7 @@ bt_graph *dt_graph_traces_data(const struct dt_classes *c,
 		opening = NULL;
 		bt_value_put_ref(params);
 		if (err) {
-			*bad_trace = traces[i];
+			bad = traces[i];
 			goto error;
 		}
 	}
@@ -227,6 +237,8 @@ bt_graph *dt_graph_traces_data(const struct dt_classes *c,
 	return g;
 error:
 	bt_graph_put_ref(g);
+	dt_error_take_bt(error, DT_ERROR_INPUT, "cannot read %s",
+			 bad ? bad : "the traces");
 	return NULL;
 }
 
@@ -238,14 +250,70 @@ void dt_graph_interrupt(void)
 		bt_interrupter_set(i);
 }
 
-int dt_graph_run(bt_graph *g, void (*progress)(void *), void *data)
+/*
+ * The trace (one of traces[0..n), as given to dt_graph_traces) whose
+ * source component the current thread's error comes from, or NULL. The
+ * error stays current.
+ */
+static const char *error_trace(char *const *traces, int n)
+{
+	const bt_error *err = bt_current_thread_take_error();
+	const char *found = NULL;
+
+	if (!err)
+		return NULL;
+	for (uint64_t i = 0; !found && i < bt_error_get_cause_count(err); i++) {
+		const bt_error_cause *c = bt_error_borrow_cause_by_index(err, i);
+		const char *name = NULL;
+		int k;
+
+		switch (bt_error_cause_get_actor_type(c)) {
+		case BT_ERROR_CAUSE_ACTOR_TYPE_COMPONENT:
+			name = bt_error_cause_component_actor_get_component_name(c);
+			break;
+		case BT_ERROR_CAUSE_ACTOR_TYPE_MESSAGE_ITERATOR:
+			name = bt_error_cause_message_iterator_actor_get_component_name(c);
+			break;
+		default:
+			break;
+		}
+		if (name && sscanf(name, "trace-%d", &k) == 1 && k >= 0 &&
+		    k < n)
+			found = traces[k];
+	}
+	bt_current_thread_move_error(err);
+	return found;
+}
+
+static int run_failed(const char *what, char *const *traces, int n,
+		      int interrupted, GError **error)
+{
+	const char *bad;
+
+	if (interrupted) {
+		bt_current_thread_clear_error();
+		g_set_error(error, DT_ERROR, DT_ERROR_INTERRUPTED,
+			    "interrupted");
+		return -1;
+	}
+	bad = error_trace(traces, n);
+	if (bad)
+		dt_error_take_bt(error, DT_ERROR_INPUT, "%s failed: cannot "
+				 "read %s", what, bad);
+	else
+		dt_error_take_bt(error, DT_ERROR_FAILED, "%s failed", what);
+	return -1;
+}
+
+int dt_graph_run(bt_graph *g, const char *what, char *const *traces, int n,
+		 void (*progress)(void *), void *data, GError **error)
 {
 	bt_interrupter *intr = bt_interrupter_create();
-	int ret = -1;
+	int ret = -1, interrupted = 0;
 
 	if (!intr || bt_graph_add_interrupter(g, intr)) {
 		bt_interrupter_put_ref(intr);
-		return -1;
+		return run_failed(what, traces, n, 0, error);
 	}
 	running = intr;
 	for (;;) {
@@ -258,7 +326,7 @@ int dt_graph_run(bt_graph *g, void (*progress)(void *), void *data)
 			break;
 		}
 		if (bt_interrupter_is_set(intr)) {
-			ret = 1;
+			interrupted = 1;
 			break;
 		}
 		if (st == BT_GRAPH_RUN_ONCE_STATUS_AGAIN)
@@ -268,7 +336,7 @@ int dt_graph_run(bt_graph *g, void (*progress)(void *), void *data)
 	}
 	running = NULL;
 	bt_interrupter_put_ref(intr);
-	return ret;
+	return ret ? run_failed(what, traces, n, interrupted, error) : 0;
 }
 
 /* babeltrace.trace-infos: streams' range-ns {begin, end}. */
@@ -330,65 +398,6 @@ int dt_traces_range(const struct dt_classes *c, char *const *traces, int n,
 	return *begin < *end ? 0 : -1;
 }
 
-const char *dt_error_trace(char *const *traces, int n)
-{
-	const bt_error *err = bt_current_thread_take_error();
-	const char *found = NULL;
-
-	if (!err)
-		return NULL;
-	for (uint64_t i = 0; !found && i < bt_error_get_cause_count(err); i++) {
-		const bt_error_cause *c = bt_error_borrow_cause_by_index(err, i);
-		const char *name = NULL;
-		int k;
-
-		switch (bt_error_cause_get_actor_type(c)) {
-		case BT_ERROR_CAUSE_ACTOR_TYPE_COMPONENT:
-			name = bt_error_cause_component_actor_get_component_name(c);
-			break;
-		case BT_ERROR_CAUSE_ACTOR_TYPE_MESSAGE_ITERATOR:
-			name = bt_error_cause_message_iterator_actor_get_component_name(c);
-			break;
-		default:
-			break;
-		}
-		if (name && sscanf(name, "trace-%d", &k) == 1 && k >= 0 &&
-		    k < n)
-			found = traces[k];
-	}
-	bt_current_thread_move_error(err);
-	return found;
-}
-
-void dt_print_error(const char *prefix)
-{
-	const bt_error *err = bt_current_thread_take_error();
-	uint64_t n;
-
-	if (!err) {
-		fprintf(stderr, "%s\n", prefix);
-		return;
-	}
-	n = bt_error_get_cause_count(err);
-	fprintf(stderr, "%s\n", prefix);
-	/*
-	 * The cause appended last is the outermost: print it first. The
-	 * library's own causes (graph plumbing, object addresses) are left
-	 * out: the components' say what went wrong and name the files.
-	 */
-	for (uint64_t i = n, shown = 0; i-- > 0;) {
-		const bt_error_cause *c = bt_error_borrow_cause_by_index(err, i);
-
-		if (bt_error_cause_get_actor_type(c) ==
-		    BT_ERROR_CAUSE_ACTOR_TYPE_UNKNOWN && i != 0 &&
-		    !strcmp(bt_error_cause_get_module_name(c), "libbabeltrace2"))
-			continue;
-		fprintf(stderr, "  %s%s\n", shown++ ? "caused by: " : "",
-			bt_error_cause_get_message(c));
-	}
-	bt_error_release(err);
-}
-
 /* ----- finding traces ------------------------------------------------- */
 
 static GPtrArray *found;	/* nftw has no data argument */
@@ -402,15 +411,12 @@ static int find_entry(const char *path, const struct stat *st, int flag,
 	return 0;
 }
 
-static int check_traces(GPtrArray *traces, guint from)
+static int check_traces(GPtrArray *traces, guint from, GError **error)
 {
 	for (guint i = from; i < traces->len; i++) {
 		char *md = g_build_filename(traces->pdata[i], "metadata", NULL);
-		char why[128];
-		int bad = dt_ctf_check_metadata(md, why, sizeof(why));
+		int bad = dt_ctf_check_metadata(md, error);
 
-		if (bad)
-			fprintf(stderr, "dtracer: %s: %s\n", md, why);
 		g_free(md);
 		if (bad)
 			return -1;
@@ -418,29 +424,31 @@ static int check_traces(GPtrArray *traces, guint from)
 	return 0;
 }
 
-int dt_find_traces(const char *dir, GPtrArray *traces, int check)
+int dt_find_traces(const char *dir, GPtrArray *traces, int check,
+		   GError **error)
 {
 	struct stat st;
 	guint before = traces->len;
 
 	if (stat(dir, &st)) {
-		fprintf(stderr, "dtracer: %s: %s\n", dir, strerror(errno));
+		dt_error_errno(error, errno, "%s", dir);
 		return -1;
 	}
 	if (!S_ISDIR(st.st_mode)) {
-		fprintf(stderr, "dtracer: %s: not a directory (give the "
-			"directories holding the traces)\n", dir);
+		g_set_error(error, DT_ERROR, DT_ERROR_INPUT, "%s: not a "
+			    "directory (give the directories holding the "
+			    "traces)", dir);
 		return -1;
 	}
 	found = traces;
 	if (nftw(dir, find_entry, 16, FTW_PHYS)) {
-		fprintf(stderr, "dtracer: %s: %s\n", dir, strerror(errno));
+		dt_error_errno(error, errno, "%s", dir);
 		return -1;
 	}
 	if (traces->len == before) {
-		fprintf(stderr, "dtracer: %s: no CTF trace there (no `metadata` "
-			"file under it)\n", dir);
+		g_set_error(error, DT_ERROR, DT_ERROR_INPUT, "%s: no CTF trace "
+			    "there (no `metadata` file under it)", dir);
 		return -1;
 	}
-	return check ? check_traces(traces, before) : 0;
+	return check ? check_traces(traces, before, error) : 0;
 }

@@ -11,6 +11,7 @@
 #include <babeltrace2/babeltrace.h>
 #include <glib.h>
 
+#include "error.h"
 #include "flt-dedup.h"
 
 /*
@@ -25,20 +26,21 @@ struct dt_classes {
 	struct dt_flt_dedup_run *dedup_run;
 };
 
-int dt_classes_load(struct dt_classes *c);
+/* 0, or -1 with *error set (a plugin or class missing). */
+int dt_classes_load(struct dt_classes *c, GError **error);
 void dt_classes_put(struct dt_classes *c);
 
 /*
  * A graph: one src.ctf.fs per trace directory, all into a muxer, then
  * flt.dtracer.dedup (overlapping snapshots of one host give each event
- * once), whose output goes through the optional filter into the sink. NULL on error
- * (the error is the current thread's, see dt_print_error()); *bad_trace
- * then names the trace directory that failed to open, if one did.
+ * once), whose output goes through the optional filter into the sink.
+ * NULL on error, *error set: "cannot read TRACE" (the trace directory
+ * that failed to open, if one did) and babeltrace2's causes.
  */
 bt_graph *dt_graph_traces(const struct dt_classes *c, char *const *traces,
 			  int n, const bt_component_class_filter *filter,
 			  void *filter_data, const bt_component_class_sink *sink,
-			  const bt_value *sink_params, const char **bad_trace);
+			  const bt_value *sink_params, GError **error);
 
 /* The same, with data for the sink's initialize method. */
 bt_graph *dt_graph_traces_data(const struct dt_classes *c,
@@ -47,17 +49,24 @@ bt_graph *dt_graph_traces_data(const struct dt_classes *c,
 			       void *filter_data,
 			       const bt_component_class_sink *sink,
 			       const bt_value *sink_params, void *sink_data,
-			       const char **bad_trace);
+			       GError **error);
 
 /*
  * Append to traces (g_free'd strings) the trace directories (holding a
  * `metadata` file) under dir; with check, their metadata is checked
- * (ctf-check.h). 0, or -1 after printing why (none found included).
+ * (ctf-check.h). 0, or -1 with *error set (none found included).
  */
-int dt_find_traces(const char *dir, GPtrArray *traces, int check);
+int dt_find_traces(const char *dir, GPtrArray *traces, int check,
+		   GError **error);
 
-/* Run to the end; progress(data) between steps. 0, 1 if interrupted, -1. */
-int dt_graph_run(bt_graph *g, void (*progress)(void *), void *data);
+/*
+ * Run to the end; progress(data) between steps. 0, or -1 with *error
+ * set: DT_ERROR_INTERRUPTED, or "WHAT failed: cannot read TRACE"
+ * (traces[0..n), as given to dt_graph_traces: the one whose source
+ * failed, if one did) and babeltrace2's causes.
+ */
+int dt_graph_run(bt_graph *g, const char *what, char *const *traces, int n,
+		 void (*progress)(void *), void *data, GError **error);
 
 /* Ask running graphs to stop (async-signal-safe). */
 void dt_graph_interrupt(void);
@@ -67,20 +76,10 @@ int dt_traces_range(const struct dt_classes *c, char *const *traces, int n,
 		    int64_t *begin, int64_t *end);
 
 /*
- * The trace (one of traces[0..n), as given to dt_graph_traces) whose
- * source component the current thread's error comes from, or NULL. The
- * error stays current.
- */
-const char *dt_error_trace(char *const *traces, int n);
-
-/*
  * If babeltrace2 aborts on an internal assertion (a corrupt trace it
  * does not refuse properly), run cleanup, say so and exit 1. Set up by
  * dt_classes_load(); cleanup may be NULL.
  */
 void dt_graph_on_abort(void (*cleanup)(void));
-
-/* Print (and clear) the current thread's error: causes, latest first. */
-void dt_print_error(const char *prefix);
 
 #endif

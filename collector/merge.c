@@ -107,34 +107,23 @@ static void progress_done(struct merge *m)
 
 /* ----- the passes ----------------------------------------------------- */
 
-/* Run g (NULL: it could not be built); progress only for the sync pass. */
+/* Run g (NULL: it could not be built, *error says why); progress only
+ * for the sync pass. 0, or -1 after saying why. */
 static int run_graph(struct merge *m, bt_graph *g, GPtrArray *traces,
-		     const char *bad, const char *what, int progress)
+		     const char *what, int progress, GError *error)
 {
-	char *msg;
 	int r;
 
 	if (!g) {
-		msg = g_strdup_printf("dtracer: cannot read %s:",
-				      bad ? bad : "the traces");
-		dt_print_error(msg);
-		g_free(msg);
+		dt_error_print("dtracer", error);
 		return -1;
 	}
-	r = dt_graph_run(g, progress ? progress_bar : NULL, m);
+	r = dt_graph_run(g, what, (char *const *)traces->pdata,
+			 (int)traces->len, progress ? progress_bar : NULL, m,
+			 &error);
 	if (progress)
 		progress_done(m);
-	if (r == 1) {
-		fprintf(stderr, "dtracer: interrupted\n");
-	} else if (r) {
-		bad = dt_error_trace((char *const *)traces->pdata,
-				     (int)traces->len);
-		msg = bad ? g_strdup_printf("dtracer: %s failed: cannot read "
-					    "%s:", what, bad) :
-		      g_strdup_printf("dtracer: %s failed:", what);
-		dt_print_error(msg);
-		g_free(msg);
-	}
+	dt_error_print("dtracer", error);
 	/*
 	 * After an error or an interruption the graph is not finalized:
 	 * babeltrace2 2.0's sink.ctf.fs crashes finalizing a stream cut
@@ -143,7 +132,7 @@ static int run_graph(struct merge *m, bt_graph *g, GPtrArray *traces,
 	 */
 	if (!r)
 		bt_graph_put_ref(g);
-	return r ? -1 : 0;
+	return r;
 }
 
 static int pass_sync(struct merge *m)
@@ -151,7 +140,7 @@ static int pass_sync(struct merge *m)
 	bt_value *params = NULL;
 	const bt_component_class_sink *sink = m->cls.dummy;
 	const bt_component_class_filter *flt = dt_flt_sync_class();
-	const char *bad;
+	GError *error = NULL;
 	bt_graph *g;
 	char *dir;
 	int r;
@@ -174,8 +163,8 @@ static int pass_sync(struct merge *m)
 	}
 	g = dt_graph_traces(&m->cls, (char *const *)m->traces->pdata,
 			    (int)m->traces->len, flt, &m->run, sink, params,
-			    &bad);
-	r = run_graph(m, g, m->traces, bad, "reading the traces", 1);
+			    &error);
+	r = run_graph(m, g, m->traces, "reading the traces", 1, error);
 	bt_value_put_ref(params);
 	bt_component_class_filter_put_ref(flt);
 	if (!r && m->run.solved < 0) {
@@ -192,7 +181,7 @@ static GPtrArray *output_traces(struct merge *m)
 	GPtrArray *t = g_ptr_array_new_with_free_func(g_free);
 	char *dir = g_build_filename(m->tmp, "ctf", NULL);
 
-	dt_find_traces(dir, t, 0);
+	dt_find_traces(dir, t, 0, NULL);
 	g_free(dir);
 	return t;
 }
@@ -205,13 +194,12 @@ static int retime(struct merge *m, GPtrArray *outs)
 		int k = host ? dt_sync_host_index(m->run.sync, host) : -1;
 		const struct dt_sync_host *h = k >= 0 ?
 			dt_sync_host(m->run.sync, k) : NULL;
-		const char *why;
+		GError *error = NULL;
 		int err = 0;
 
 		if (h && (h->is_reference || h->via >= 0))
-			err = dt_metadata_retime(md, &h->map, &why);
-		if (err)
-			fprintf(stderr, "dtracer: %s: %s\n", md, why);
+			err = dt_metadata_retime(md, &h->map, &error);
+		dt_error_print("dtracer", error);
 		g_free(host);
 		g_free(md);
 		if (err)
@@ -224,7 +212,7 @@ static int pass_text(struct merge *m, GPtrArray *outs)
 {
 	bt_value *params = bt_value_map_create();
 	char *path = g_build_filename(m->tmp, "timeline.txt", NULL);
-	const char *bad;
+	GError *error = NULL;
 	bt_graph *g;
 	int r = -1;
 
@@ -237,8 +225,8 @@ static int pass_text(struct merge *m, GPtrArray *outs)
 					    BT_TRUE)) {
 		g = dt_graph_traces(&m->cls, (char *const *)outs->pdata,
 				    (int)outs->len, NULL, NULL, m->cls.pretty,
-				    params, &bad);
-		r = run_graph(m, g, outs, bad, "writing the timeline", 0);
+				    params, &error);
+		r = run_graph(m, g, outs, "writing the timeline", 0, error);
 	}
 	bt_value_put_ref(params);
 	g_free(path);
@@ -321,17 +309,21 @@ static int write_report(struct merge *m)
 {
 	char *path = g_build_filename(m->tmp, "sync.txt", NULL);
 	FILE *f = fopen(path, "w");
+	GError *error = NULL;
 	int err;
 
 	if (!f) {
-		fprintf(stderr, "dtracer: %s: %s\n", path, strerror(errno));
+		dt_error_errno(&error, errno, "%s", path);
+		dt_error_print("dtracer", error);
 		g_free(path);
 		return -1;
 	}
 	dt_sync_report(m->run.sync, f);
 	err = fclose(f);
-	if (err)
-		fprintf(stderr, "dtracer: %s: %s\n", path, strerror(errno));
+	if (err) {
+		dt_error_errno(&error, errno, "%s", path);
+		dt_error_print("dtracer", error);
+	}
 	g_free(path);
 	return err ? -1 : 0;
 }
@@ -434,11 +426,14 @@ static int make_tmp(struct merge *m)
 
 static int merge_body(struct merge *m, const char *cmd)
 {
+	GError *error = NULL;
 	GPtrArray *outs;
 	int r;
 
-	if (dt_classes_load(&m->cls))
+	if (dt_classes_load(&m->cls, &error)) {
+		dt_error_print("dtracer", error);
 		return 1;
+	}
 	dt_graph_on_abort(remove_partial);
 	m->progress = isatty(STDERR_FILENO);
 	if (m->progress && dt_traces_range(&m->cls,
@@ -505,12 +500,16 @@ int dt_cmd_merge(int argc, char **argv, int only_sync)
 		m.out = out;
 	}
 	m.traces = g_ptr_array_new_with_free_func(g_free);
-	for (int i = optind; i < argc; i++)
-		if (dt_find_traces(argv[i], m.traces, 1)) {
+	for (int i = optind; i < argc; i++) {
+		GError *error = NULL;
+
+		if (dt_find_traces(argv[i], m.traces, 1, &error)) {
+			dt_error_print("dtracer", error);
 			g_ptr_array_free(m.traces, TRUE);
 			g_free(out);
 			return 1;
 		}
+	}
 	m.run.sync = dt_sync_new();
 	m.run.reference = m.reference;
 	sigaction(SIGINT, &sa, NULL);

@@ -12,6 +12,7 @@
 
 #include <glib.h>
 
+#include "error-bt.h"
 #include "graph.h"
 #include "marks-read.h"
 #include "requests.h"
@@ -21,7 +22,6 @@ struct reader {
 	bt_message_iterator *it;
 	GHashTable *hosts;	/* const bt_trace * -> host + 1 */
 	GHashTable *kinds;	/* const bt_event_class * -> kind + 1 */
-	int failed;		/* errno */
 };
 
 enum kind {
@@ -218,8 +218,15 @@ consume(bt_self_component_sink *self)
 		bt_message_put_ref(msgs[i]);
 	}
 	if (err) {
-		r->failed = -err;
-		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR;
+		GError *e = NULL;
+
+		dt_error_errno(&e, -err, "building the requests");
+		dt_error_to_component(
+			bt_self_component_sink_as_self_component(self), e);
+		g_error_free(e);
+		return err == -ENOMEM ?
+		       BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_MEMORY_ERROR :
+		       BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR;
 	}
 	return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_OK;
 }
@@ -287,57 +294,33 @@ static char *traces_dir(const char *dir)
 	return g_strdup(dir);
 }
 
-static int run(struct reader *r, GPtrArray *traces, char **err)
+static int run(struct reader *r, GPtrArray *traces, GError **error)
 {
 	struct dt_classes cls;
 	bt_component_class_sink *sink;
-	const char *bad = NULL;
 	bt_graph *g = NULL;
-	char *msg;
 	int ret = -1;
 
-	if (dt_classes_load(&cls))
+	if (dt_classes_load(&cls, error))
 		return -1;
 	sink = reader_class();
 	if (sink)
 		g = dt_graph_traces_data(&cls, (char *const *)traces->pdata,
 					 (int)traces->len, NULL, NULL,
-					 sink, NULL, r, &bad);
-	if (!g) {
-		/* the one line first, babeltrace2's causes below it */
-		msg = g_strdup_printf("dtracer: cannot read %s:",
-				      bad ? bad : "the traces");
-		dt_print_error(msg);
-		g_free(msg);
-		*err = g_strdup_printf("cannot read %s (above)", bad ? bad :
-				       "the traces");
-	} else {
-		ret = dt_graph_run(g, NULL, NULL);
-		if (ret == 1)
-			*err = strdup("interrupted");
-		else if (ret && r->failed)
-			*err = g_strdup_printf("reading the traces: %s",
-					       strerror(r->failed));
-		else if (ret) {
-			bad = dt_error_trace((char *const *)traces->pdata,
-					     (int)traces->len);
-			msg = g_strdup_printf("dtracer: cannot read %s:",
-					      bad ? bad : "the traces");
-			dt_print_error(msg);
-			g_free(msg);
-			*err = g_strdup_printf("cannot read %s (above)",
-					       bad ? bad : "the traces");
-		}
-		if (ret && !*err)
-			*err = strdup("reading the traces failed");
-	}
+					 sink, NULL, r, error);
+	else
+		dt_error_errno(error, ENOMEM, "the requests' reader");
+	if (g)
+		ret = dt_graph_run(g, "reading the traces",
+				   (char *const *)traces->pdata,
+				   (int)traces->len, NULL, NULL, error);
 	bt_graph_put_ref(g);
 	bt_component_class_sink_put_ref(sink);
 	dt_classes_put(&cls);
-	return ret ? -1 : 0;
+	return ret;
 }
 
-int dt_rq_read(const char *dir, struct dt_rq_model **out, char **err)
+int dt_rq_read(const char *dir, struct dt_rq_model **out, GError **error)
 {
 	struct reader r = { 0 };
 	GPtrArray *traces = g_ptr_array_new_with_free_func(g_free);
@@ -345,22 +328,21 @@ int dt_rq_read(const char *dir, struct dt_rq_model **out, char **err)
 	int ret = -1;
 
 	*out = NULL;
-	*err = NULL;
-	if (dt_find_traces(tdir, traces, 1))
+	if (dt_find_traces(tdir, traces, 1, error))
 		goto out;
 	r.b = dt_rq_builder_new();
 	r.hosts = g_hash_table_new(g_direct_hash, g_direct_equal);
 	r.kinds = g_hash_table_new(g_direct_hash, g_direct_equal);
 	if (!r.b) {
-		*err = strdup(strerror(ENOMEM));
+		dt_error_errno(error, ENOMEM, "%s", dir);
 		goto out;
 	}
-	if (run(&r, traces, err))
+	if (run(&r, traces, error))
 		goto out;
 	*out = dt_rq_finish(r.b);
 	r.b = NULL;
 	if (!*out) {
-		*err = strdup(strerror(ENOMEM));
+		dt_error_errno(error, ENOMEM, "%s", dir);
 		goto out;
 	}
 	sync = g_build_filename(dir, "sync.txt", NULL);

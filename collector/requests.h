@@ -22,6 +22,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "error.h"
 #include "segments.h"
 
 /* dtracer_flag's reasons, as in probes/events/dtracer.h. */
@@ -217,10 +218,10 @@ void dt_rq_builder_free(struct dt_rq_builder *b);
 
 /*
  * Read a merged directory (dtracer merge's OUT: OUT/ctf and OUT/sync.txt;
- * or any directory of CTF traces) into a model. 0, or -1 with a message
- * in err (malloc'd).
+ * or any directory of CTF traces) into a model. 0, or -1 with *error
+ * set.
  */
-int dt_rq_read(const char *dir, struct dt_rq_model **out, char **err);
+int dt_rq_read(const char *dir, struct dt_rq_model **out, GError **error);
 
 /*
  * Outputs (requests-print.c, view.c, export.c). 0 or -1 (errno). The

@@ -142,44 +142,36 @@ static int retime_block(char **lines, int from, int to,
 	return 0;
 }
 
-static int write_atomically(const char *path, const GString *text)
+static int write_atomically(const char *path, const GString *text,
+			    GError **error)
 {
 	char *tmp = g_strdup_printf("%s.dtracer-tmp", path);
 	GError *gerr = NULL;
 	int err = 0;
 
 	if (!g_file_set_contents(tmp, text->str, (gssize)text->len, &gerr)) {
-		err = -(gerr->code == G_FILE_ERROR_NOSPC ? ENOSPC : EIO);
+		g_set_error(error, DT_ERROR, DT_ERROR_IO,
+			    "%s: cannot write the metadata: %s", path,
+			    gerr->message);
 		g_error_free(gerr);
+		err = -1;
 	} else if (rename(tmp, path)) {
-		err = -errno;
+		dt_error_errno(error, errno, "%s: cannot write the metadata",
+			       path);
 		unlink(tmp);
+		err = -1;
 	}
 	g_free(tmp);
 	return err;
 }
 
-int dt_metadata_retime(const char *path, const struct dt_clock_map *map,
-		       const char **why)
+/* The metadata's text with every clock block retimed; NULL, *why set. */
+static GString *retime_text(char **lines, const struct dt_clock_map *map,
+			    const char **why)
 {
-	char *text = NULL, **lines;
-	GString *out;
-	int n, blocks = 0, err = 0;
+	GString *out = g_string_new(NULL);
+	int n = (int)g_strv_length(lines), blocks = 0, err = 0;
 
-	*why = NULL;
-	if (!g_file_get_contents(path, &text, NULL, NULL)) {
-		*why = "cannot read the metadata";
-		return -EIO;
-	}
-	if (strncmp(text, "/* CTF 1.8", 10)) {
-		g_free(text);
-		*why = "not plain-text CTF 1.8 metadata";
-		return -EINVAL;
-	}
-	lines = g_strsplit(text, "\n", -1);
-	g_free(text);
-	n = (int)g_strv_length(lines);
-	out = g_string_new(NULL);
 	for (int i = 0; i < n && !err; i++) {
 		int j = i + 1;
 
@@ -205,13 +197,45 @@ int dt_metadata_retime(const char *path, const struct dt_clock_map *map,
 		*why = "no clock block";
 		err = -EINVAL;
 	}
-	if (!err) {
-		err = write_atomically(path, out);
-		if (err)
-			*why = "cannot write the metadata";
+	if (err) {
+		g_string_free(out, TRUE);
+		return NULL;
 	}
-	g_string_free(out, TRUE);
+	return out;
+}
+
+int dt_metadata_retime(const char *path, const struct dt_clock_map *map,
+		       GError **error)
+{
+	char *text = NULL, **lines;
+	const char *why = NULL;
+	GError *gerr = NULL;
+	GString *out;
+	int err;
+
+	if (!g_file_get_contents(path, &text, NULL, &gerr)) {
+		g_set_error(error, DT_ERROR, DT_ERROR_IO,
+			    "cannot read the metadata: %s", gerr->message);
+		g_error_free(gerr);
+		return -1;
+	}
+	if (strncmp(text, "/* CTF 1.8", 10)) {
+		g_free(text);
+		g_set_error(error, DT_ERROR, DT_ERROR_INPUT,
+			    "%s: not plain-text CTF 1.8 metadata", path);
+		return -1;
+	}
+	lines = g_strsplit(text, "\n", -1);
+	g_free(text);
+	out = retime_text(lines, map, &why);
 	g_strfreev(lines);
+	if (!out) {
+		g_set_error(error, DT_ERROR, DT_ERROR_INPUT, "%s: %s", path,
+			    why);
+		return -1;
+	}
+	err = write_atomically(path, out, error);
+	g_string_free(out, TRUE);
 	return err;
 }
 

@@ -12,6 +12,7 @@
 #ifndef DT_COLLECTOR_RETIME_H
 #define DT_COLLECTOR_RETIME_H
 
+#include "error.h"
 #include "sync.h"
 
 /* A clock declaration's parameters. */
@@ -34,10 +35,11 @@ int dt_ctf_clock_retime(const struct dt_ctf_clock *in,
 /*
  * Rewrite every clock block of the metadata file at path (text TSDL)
  * with the map, atomically (a temporary file renamed over it).
- * 0, or -errno with *why set to a static explanation.
+ * 0, or -1 with *error set: DT_ERROR_INPUT (not text CTF, no or a
+ * broken clock block: the file is left as it was), DT_ERROR_IO.
  */
 int dt_metadata_retime(const char *path, const struct dt_clock_map *map,
-		       const char **why);
+		       GError **error);
 
 /* The env block's hostname of a text metadata file (g_free it), or NULL. */
 char *dt_metadata_hostname(const char *path);

@@ -135,12 +135,10 @@ static int parse(struct show *o, const char *cmd, int argc, char **argv)
 static struct dt_rq_model *load(const struct show *o)
 {
 	struct dt_rq_model *m;
-	char *err = NULL;
+	GError *error = NULL;
 
-	if (dt_rq_read(o->dir, &m, &err)) {
-		if (err)
-			fprintf(stderr, "dtracer: %s: %s\n", o->dir, err);
-		free(err);
+	if (dt_rq_read(o->dir, &m, &error)) {
+		dt_error_print("dtracer", error);
 		return NULL;
 	}
 	if (!m->dtracer_events || !m->n_requests) {
@@ -167,7 +165,8 @@ static struct dt_rq_model *load(const struct show *o)
  */
 static int write_out(const struct show *o, const struct dt_rq_model *m)
 {
-	char *tmp = NULL, *err = NULL;
+	char *tmp = NULL;
+	GError *error = NULL;
 	FILE *f = stdout;
 	int fd, r;
 
@@ -185,24 +184,25 @@ static int write_out(const struct show *o, const struct dt_rq_model *m)
 		}
 	}
 	if (o->format >= 0)
-		r = dt_export(m, o->format, o->request, f, &err);
+		r = dt_export(m, o->format, o->request, f, &error);
 	else
-		r = dt_view_write(m, o->title ? o->title : o->dir, f, &err);
+		r = dt_view_write(m, o->title ? o->title : o->dir, f, &error);
 	if (!r && fflush(f))
 		r = -1;
 	if (tmp && fclose(f) && !r)
 		r = -1;
-	if (r) {
-		fprintf(stderr, "dtracer: %s: %s\n", o->out ? o->out : "stdout",
-			err ? err : strerror(errno));
-	} else if (tmp && rename(tmp, o->out)) {
-		fprintf(stderr, "dtracer: %s: %s\n", o->out, strerror(errno));
+	if (r && !error)
+		dt_error_errno(&error, errno, "writing");
+	else if (!r && tmp && rename(tmp, o->out)) {
+		dt_error_errno(&error, errno, "renaming %s", tmp);
 		r = -1;
 	}
+	if (error)
+		g_prefix_error(&error, "%s: ", o->out ? o->out : "stdout");
+	dt_error_print("dtracer", error);
 	if (tmp && r)
 		unlink(tmp);
 	free(tmp);
-	free(err);
 	return r;
 }
 

@@ -231,41 +231,39 @@ static void put_html(const char *s, FILE *f)
 	}
 }
 
-static int fail(char **err, const char *what)
-{
-	*err = strdup(what);
-	return -1;
-}
-
 /* Why there is nothing to show, in terms the user can act on. */
-static int no_request(const struct dt_rq_model *m, char **err)
+static int no_request(const struct dt_rq_model *m, GError **error)
 {
 	if (!m->dtracer_events)
-		return fail(err, "no traced request in the trace (no "
+		g_set_error(error, DT_ERROR, DT_ERROR_INPUT,
+			    "no traced request in the trace (no "
 			    "dtracer_flag/dtracer_mark events): was dtracer's "
 			    "probe module loaded and a thread flagged?");
-	if (asprintf(err, "no traced request in the trace: %llu dtracer "
-		     "events, but no flag that a request could start from",
-		     (unsigned long long)m->dtracer_events) < 0)
-		*err = NULL;
+	else
+		g_set_error(error, DT_ERROR, DT_ERROR_INPUT,
+			    "no traced request in the trace: %llu dtracer "
+			    "events, but no flag that a request could start "
+			    "from", (unsigned long long)m->dtracer_events);
 	return -1;
 }
 
 int dt_view_write(const struct dt_rq_model *m, const char *title, FILE *f,
-		  char **err)
+		  GError **error)
 {
 	const char *page = dt_view_page, *t, *d, *json;
 	const char *tmark = "@@DT_TITLE@@", *dmark = "@@DT_DATA@@";
 	json_object *doc;
 
-	*err = NULL;
 	if (!m->n_requests)
-		return no_request(m, err);
+		return no_request(m, error);
 	/* The markers sit in the template's <title> and data script only. */
 	t = strstr(page, tmark);
 	d = strstr(page, dmark);
-	if (!t || !d || d < t)
-		return fail(err, "the page template lacks its markers");
+	if (!t || !d || d < t) {
+		g_set_error(error, DT_ERROR, DT_ERROR_FAILED,
+			    "the page template lacks its markers");
+		return -1;
+	}
 	if (!title)
 		title = "dtracer";
 	doc = data(m, title);
@@ -274,7 +272,8 @@ int dt_view_write(const struct dt_rq_model *m, const char *title, FILE *f,
 		     NULL;
 	if (!json) {
 		json_object_put(doc);
-		return fail(err, "building the page's data: out of memory");
+		dt_error_errno(error, ENOMEM, "building the page's data");
+		return -1;
 	}
 	errno = 0;
 	fwrite(page, 1, (size_t)(t - page), f);
@@ -286,9 +285,7 @@ int dt_view_write(const struct dt_rq_model *m, const char *title, FILE *f,
 	json_object_put(doc);
 	/* stdio keeps the first error: one check after the last write. */
 	if (fflush(f) == EOF || ferror(f)) {
-		if (asprintf(err, "writing the page: %s",
-			     strerror(errno ? errno : EIO)) < 0)
-			*err = NULL;
+		dt_error_errno(error, errno ? errno : EIO, "writing the page");
 		return -1;
 	}
 	return 0;

@@ -9,10 +9,14 @@
 
 #include <stdio.h>
 
+#include "error.h"
 #include "requests.h"
 
-/* Write the page for m to f. 0, or -1 with a message in *err (malloc'd). */
+/*
+ * Write the page for m to f. 0, or -1 with *error set (DT_ERROR_INPUT:
+ * no traced request in m; DT_ERROR_IO: writing f failed).
+ */
 int dt_view_write(const struct dt_rq_model *m, const char *title, FILE *f,
-		  char **err);
+		  GError **error);
 
 #endif

@@ -34,7 +34,7 @@ tests_unit_test_sync_CFLAGS = $(COLLECTOR_CFLAGS)
 tests_unit_test_sync_LDADD = $(GLIB_LIBS) -lm
 tests_unit_test_retime_SOURCES = %reldir%/unit/test-retime.c %reldir%/unit/tap.h \
 	collector/retime.c collector/retime.h collector/sync.h \
-	collector/ctf-check.c collector/ctf-check.h
+	collector/ctf-check.c collector/ctf-check.h $(collector_err_sources)
 tests_unit_test_retime_CPPFLAGS = -I$(srcdir)/collector -I$(srcdir)/tests/unit
 tests_unit_test_retime_CFLAGS = $(COLLECTOR_CFLAGS)
 tests_unit_test_retime_LDADD = $(GLIB_LIBS) -lm
@@ -69,7 +69,8 @@ tests_tools_dt_export_check_SOURCES = %reldir%/tools/dt-export-check.c
 tests_tools_dt_export_check_CFLAGS = $(AM_CFLAGS) $(JSONC_CFLAGS)
 tests_tools_dt_export_check_LDADD = $(JSONC_LIBS)
 tests_tools_dt_retime_SOURCES = %reldir%/tools/dt-retime.c \
-	collector/retime.c collector/retime.h collector/sync.h
+	collector/retime.c collector/retime.h collector/sync.h \
+	$(collector_err_sources)
 tests_tools_dt_retime_CPPFLAGS = -I$(srcdir)/collector
 tests_tools_dt_retime_CFLAGS = $(COLLECTOR_CFLAGS)
 tests_tools_dt_retime_LDADD = $(GLIB_LIBS) -lm

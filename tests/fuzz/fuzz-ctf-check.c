@@ -46,16 +46,17 @@ static int whole_packets(const uint8_t *data, size_t size)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *path = fuzz_file("metadata", data, size);
-	char why[128];
+	GError *error = NULL;
 	int r;
 
 	FUZZ_CHECK(path);
-	memset(why, 'x', sizeof(why));
-	r = dt_ctf_check_metadata(path, why, sizeof(why));
+	r = dt_ctf_check_metadata(path, &error);
 	unlink(path);
 	FUZZ_CHECK(r == 0 || r == -1);
+	FUZZ_CHECK(r ? error && error->domain == DT_ERROR &&
+		   error->code == DT_ERROR_INPUT && *error->message : !error);
 	if (r) {
-		FUZZ_CHECK(memchr(why, '\0', sizeof(why)) && why[0]);
+		g_error_free(error);
 		return 0;
 	}
 	FUZZ_CHECK(size >= 10);

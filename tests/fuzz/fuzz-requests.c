@@ -81,7 +81,7 @@ static void check_model(const struct dt_rq_model *m)
 static void outputs(const struct dt_rq_model *m)
 {
 	FILE *f = fuzz_null();
-	char *err = NULL;
+	GError *err = NULL;
 
 	FUZZ_CHECK(dt_rq_print_table(m, 0, f) == 0);
 	FUZZ_CHECK(dt_rq_print_table(m, 1000, f) == 0);
@@ -89,17 +89,15 @@ static void outputs(const struct dt_rq_model *m)
 		FUZZ_CHECK(dt_rq_print_tree(m, i, f) == 0);
 	FUZZ_CHECK(dt_rq_print_tree(m, m->n_requests, f) == -1);
 	if (dt_view_write(m, "fuzz <&\"'>", f, &err))
-		FUZZ_CHECK(err);
-	free(err);
-	err = NULL;
+		FUZZ_CHECK(err && err->domain == DT_ERROR);
+	g_clear_error(&err);
 	if (dt_export(m, DT_EXPORT_PERFETTO, -1, f, &err))
-		FUZZ_CHECK(err);
-	free(err);
-	err = NULL;
+		FUZZ_CHECK(err && err->domain == DT_ERROR);
+	g_clear_error(&err);
 	if (m->n_requests &&
 	    dt_export(m, DT_EXPORT_OTLP, m->n_requests - 1, f, &err))
-		FUZZ_CHECK(err);
-	free(err);
+		FUZZ_CHECK(err && err->domain == DT_ERROR);
+	g_clear_error(&err);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

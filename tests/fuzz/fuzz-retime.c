@@ -27,7 +27,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fuzz_in in = { data, size };
 	struct dt_clock_map map, id = { 0, 0, 0 };
-	const char *path, *why = NULL;
+	const char *path;
+	GError *error = NULL;
 	char *once = NULL, *twice = NULL;
 	int r;
 
@@ -37,15 +38,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	path = fuzz_file("metadata", in.p, in.n);
 	FUZZ_CHECK(path);
 	g_free(dt_metadata_hostname(path));
-	r = dt_metadata_retime(path, &map, &why);
-	FUZZ_CHECK(r <= 0);
-	FUZZ_CHECK(r ? why != NULL : why == NULL);
+	r = dt_metadata_retime(path, &map, &error);
+	FUZZ_CHECK(r == 0 || r == -1);
+	FUZZ_CHECK(r ? error && error->domain == DT_ERROR && *error->message :
+		   !error);
+	g_clear_error(&error);
 	if (!r) {
 		FUZZ_CHECK(g_file_get_contents(path, &once, NULL, NULL));
 		FUZZ_CHECK(!strncmp(once, "/* CTF 1.8", 10));
-		r = dt_metadata_retime(path, &id, &why);
+		r = dt_metadata_retime(path, &id, &error);
 		if (r)
-			fprintf(stderr, "retimed file refused: %s\n", why);
+			fprintf(stderr, "retimed file refused: %s\n",
+				error->message);
+		g_clear_error(&error);
 		FUZZ_CHECK(r == 0);
 		FUZZ_CHECK(g_file_get_contents(path, &twice, NULL, NULL));
 		g_free(dt_metadata_hostname(path));

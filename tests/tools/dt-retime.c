@@ -22,7 +22,7 @@ int main(int argc, char **argv)
 {
 	struct dt_clock_map m;
 	long double off, ppm, anchor;
-	const char *why;
+	GError *error = NULL;
 
 	if (argc != 5 || number(argv[2], &off) || number(argv[3], &ppm) ||
 	    number(argv[4], &anchor)) {
@@ -32,8 +32,8 @@ int main(int argc, char **argv)
 	m.offset = off;
 	m.drift = ppm / 1e6L;
 	m.anchor = (int64_t)anchor;
-	if (dt_metadata_retime(argv[1], &m, &why)) {
-		fprintf(stderr, "dt-retime: %s: %s\n", argv[1], why);
+	if (dt_metadata_retime(argv[1], &m, &error)) {
+		dt_error_print("dt-retime", error);
 		return 1;
 	}
 	return 0;

@@ -27,7 +27,7 @@ static void pool(struct dt_rq_model *m, int threads)
 int main(int argc, char **argv)
 {
 	struct dt_rq_model *m;
-	char *err = NULL;
+	GError *err = NULL;
 	int n, threads = 0, r;
 	FILE *f;
 
@@ -47,9 +47,10 @@ int main(int argc, char **argv)
 	r = dt_view_write(m, "fixture <requests> & \"more\"", f, &err);
 	if (fclose(f) && !r)
 		r = -1;
-	if (r)
-		fprintf(stderr, "dt-view-fixture: %s\n", err ? err : "write error");
-	free(err);
+	if (r && !err)
+		g_set_error(&err, DT_ERROR, DT_ERROR_IO, "%s: write error",
+			    argv[2]);
+	dt_error_print("dt-view-fixture", err);
 	dt_rq_model_free(m);
 	return r ? 1 : 0;
 }

@@ -35,7 +35,7 @@
 
 struct out {
 	int rc;
-	char *err;
+	GError *err;
 	char *text;
 	size_t len;
 };
@@ -56,7 +56,7 @@ static void run(const struct dt_rq_model *m, int fmt, int req,
 
 static void out_free(struct out *o)
 {
-	free(o->err);
+	g_clear_error(&o->err);
 	free(o->text);
 }
 
@@ -930,9 +930,10 @@ static void bad_request(const struct dt_rq_model *m, int req)
 	struct out o;
 
 	run(m, DT_EXPORT_OTLP, req, &o);
-	ok(o.rc == -1 && o.err && strstr(o.err, "no request") && !o.len,
+	ok(o.rc == -1 && o.err && o.err->code == DT_ERROR_NOTFOUND &&
+	   strstr(o.err->message, "no request") && !o.len,
 	   "request %d of %d: -1, nothing written (%s)", req, m->n_requests,
-	   o.err ? o.err : "no message");
+	   o.err ? o.err->message : "no message");
 	out_free(&o);
 }
 
@@ -941,8 +942,9 @@ static void bad_format(const struct dt_rq_model *m)
 	struct out o;
 
 	run(m, 7, -1, &o);
-	ok(o.rc == -1 && o.err && !o.len, "format 7: -1, nothing written (%s)",
-	   o.err ? o.err : "no message");
+	ok(o.rc == -1 && o.err && o.err->domain == DT_ERROR && !o.len,
+	   "format 7: -1, nothing written (%s)",
+	   o.err ? o.err->message : "no message");
 	out_free(&o);
 }
 
@@ -954,14 +956,15 @@ static void write_error(const struct dt_rq_model *m, const char *path,
 
 	for (fmt = DT_EXPORT_PERFETTO; fmt <= DT_EXPORT_OTLP; fmt++) {
 		FILE *f = fopen(path, mode);
-		char *err = NULL;
+		GError *err = NULL;
 		int r = f ? dt_export(m, fmt, -1, f, &err) : 0;
 
-		ok(r == -1 && err && strstr(err, "writing"),
+		ok(r == -1 && err && err->code == DT_ERROR_IO &&
+		   strstr(err->message, "writing"),
 		   "%s on %s opened \"%s\": -1 (%s)",
 		   fmt == DT_EXPORT_OTLP ? "otlp" : "perfetto", path, mode,
-		   err ? err : "no message");
-		free(err);
+		   err ? err->message : "no message");
+		g_clear_error(&err);
 		if (f)
 			fclose(f);
 	}
@@ -1032,7 +1035,7 @@ static int oom_run(const struct dt_rq_model *m, int fmt, FILE *f,
 		   size_t extra)
 {
 	struct rlimit rl;
-	char *err = NULL;
+	GError *err = NULL;
 	int status;
 	pid_t pid;
 

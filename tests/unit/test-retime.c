@@ -117,14 +117,34 @@ static char *write_tmp(const char *text)
 	return path;
 }
 
+/* Whether e is dtracer's error of that code, its message holding text. */
+static int refused(const GError *e, int code, const char *text)
+{
+	return e && e->domain == DT_ERROR && e->code == code &&
+	       strstr(e->message, text);
+}
+
+/* e's message for the test's line, freed by the next call. */
+static const char *why(GError **e)
+{
+	static char *last;
+
+	g_free(last);
+	last = *e ? g_strdup((*e)->message) : g_strdup("none");
+	g_clear_error(e);
+	return last;
+}
+
 static void files(void)
 {
 	struct dt_clock_map m = { 7.3e9L, 50e-6L, 1795333401000000000LL };
 	char *path = write_tmp(metadata), *text = NULL, *host;
-	const char *why = NULL;
-	int r = dt_metadata_retime(path, &m, &why);
+	GError *e = NULL;
+	int r = dt_metadata_retime(path, &m, &e);
 
-	ok(r == 0, "a sink.ctf.fs metadata is retimed (%s)", why ? why : "ok");
+	ok(r == 0 && !e, "a sink.ctf.fs metadata is retimed (%s)",
+	   e ? e->message : "ok");
+	g_clear_error(&e);
 	g_file_get_contents(path, &text, NULL, NULL);
 	ok(text && strstr(text, "\tfreq = 999950002;\n") &&
 	   strstr(text, "\toffset_s = 1795333407;\n"),
@@ -144,19 +164,21 @@ static void files(void)
 	g_free(path);
 
 	path = write_tmp("/* CTF 1.8 */\ntrace {\n};\n");
-	ok(dt_metadata_retime(path, &m, &why) == -EINVAL && why &&
-	   strstr(why, "no clock"), "no clock block: an error (%s)", why);
+	ok(dt_metadata_retime(path, &m, &e) == -1 &&
+	   refused(e, DT_ERROR_INPUT, "no clock"), "no clock block: an error (%s)",
+	   why(&e));
 	unlink(path);
 	g_free(path);
 	path = write_tmp("/* CTF 1.8 */\nclock {\n\tfreq = 1000;\n");
-	ok(dt_metadata_retime(path, &m, &why) == -EINVAL && why &&
-	   strstr(why, "unterminated"), "unterminated clock block: an error (%s)",
-	   why);
+	ok(dt_metadata_retime(path, &m, &e) == -1 &&
+	   refused(e, DT_ERROR_INPUT, "unterminated"),
+	   "unterminated clock block: an error (%s)", why(&e));
 	unlink(path);
 	g_free(path);
 	path = write_tmp("\x57\x1d\xd1\x75 packetized");
-	ok(dt_metadata_retime(path, &m, &why) == -EINVAL && why &&
-	   strstr(why, "plain-text"), "packetized metadata: an error (%s)", why);
+	ok(dt_metadata_retime(path, &m, &e) == -1 &&
+	   refused(e, DT_ERROR_INPUT, "plain-text"),
+	   "packetized metadata: an error (%s)", why(&e));
 	g_file_get_contents(path, &text, NULL, NULL);
 	ok(text && !strcmp(text, "\x57\x1d\xd1\x75 packetized"),
 	   "and the file is left as it was");
@@ -164,12 +186,14 @@ static void files(void)
 	unlink(path);
 	g_free(path);
 	path = write_tmp("/* CTF 1.8 */\nclock {\n\tfreq = 1x;\n};\n");
-	ok(dt_metadata_retime(path, &m, &why) == -EINVAL,
-	   "unreadable freq: an error (%s)", why);
+	ok(dt_metadata_retime(path, &m, &e) == -1 &&
+	   refused(e, DT_ERROR_INPUT, "unreadable number"),
+	   "unreadable freq: an error (%s)", why(&e));
 	unlink(path);
 	g_free(path);
-	ok(dt_metadata_retime("/nonexistent/metadata", &m, &why) == -EIO,
-	   "missing file: an error (%s)", why);
+	ok(dt_metadata_retime("/nonexistent/metadata", &m, &e) == -1 &&
+	   refused(e, DT_ERROR_IO, "/nonexistent/metadata"),
+	   "missing file: an error (%s)", why(&e));
 }
 
 /* A packetized metadata file: packets of 37-byte headers + text. */
@@ -202,41 +226,47 @@ static char *packets(int n, size_t cut)
 
 static void check(void)
 {
-	char why[128] = "", *p;
+	GError *e = NULL;
+	char *p;
 
 	p = packets(3, 0);
-	ok(dt_ctf_check_metadata(p, why, sizeof(why)) == 0,
+	ok(dt_ctf_check_metadata(p, &e) == 0 && !e,
 	   "three whole metadata packets pass");
 	unlink(p);
 	g_free(p);
 	p = packets(3, 20);
-	ok(dt_ctf_check_metadata(p, why, sizeof(why)) == -1 &&
-	   strstr(why, "truncated metadata packet at byte"),
-	   "last packet cut short: refused (%s)", why);
+	ok(dt_ctf_check_metadata(p, &e) == -1 &&
+	   refused(e, DT_ERROR_INPUT, "truncated metadata packet at byte") &&
+	   refused(e, DT_ERROR_INPUT, p),
+	   "last packet cut short: refused, the file named (%s)", why(&e));
 	unlink(p);
 	g_free(p);
 	p = packets(3, 64);
-	ok(dt_ctf_check_metadata(p, why, sizeof(why)) == -1 &&
-	   strstr(why, "header"), "cut inside a header: refused (%s)", why);
+	ok(dt_ctf_check_metadata(p, &e) == -1 &&
+	   refused(e, DT_ERROR_INPUT, "header"),
+	   "cut inside a header: refused (%s)", why(&e));
 	unlink(p);
 	g_free(p);
 	p = write_tmp("");
-	ok(dt_ctf_check_metadata(p, why, sizeof(why)) == -1 &&
-	   strstr(why, "empty"), "empty file: refused (%s)", why);
+	ok(dt_ctf_check_metadata(p, &e) == -1 &&
+	   refused(e, DT_ERROR_INPUT, "empty"), "empty file: refused (%s)",
+	   why(&e));
 	unlink(p);
 	g_free(p);
 	p = write_tmp("hello, not a trace");
-	ok(dt_ctf_check_metadata(p, why, sizeof(why)) == -1 &&
-	   strstr(why, "not CTF"), "other content: refused (%s)", why);
+	ok(dt_ctf_check_metadata(p, &e) == -1 &&
+	   refused(e, DT_ERROR_INPUT, "not CTF"),
+	   "other content: refused (%s)", why(&e));
 	unlink(p);
 	g_free(p);
 	p = write_tmp(metadata);
-	ok(dt_ctf_check_metadata(p, why, sizeof(why)) == 0,
+	ok(dt_ctf_check_metadata(p, &e) == 0 && !e,
 	   "text metadata is left to babeltrace2's parser");
 	unlink(p);
 	g_free(p);
-	ok(dt_ctf_check_metadata("/nonexistent/metadata", why, sizeof(why)) == -1,
-	   "missing file: refused (%s)", why);
+	ok(dt_ctf_check_metadata("/nonexistent/metadata", &e) == -1 &&
+	   refused(e, DT_ERROR_IO, "No such file"),
+	   "missing file: refused (%s)", why(&e));
 }
 
 int main(void)

@@ -19,13 +19,14 @@
 
 static char *page(const struct dt_rq_model *m, const char *title, int *ret)
 {
-	char *buf = NULL, *err = NULL;
+	char *buf = NULL;
+	GError *err = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
 	*ret = dt_view_write(m, title, f, &err);
 	fclose(f);
-	free(err);
+	g_clear_error(&err);
 	return buf;
 }
 
@@ -307,30 +308,34 @@ static void hostile(void)
 static void errors(void)
 {
 	struct dt_rq_model *m = rq_fixture(3), *e = rqf_calloc(1, sizeof(*e));
-	char *err = NULL;
+	GError *err = NULL;
 	FILE *f;
 	int r;
 
 	f = fopen("/dev/null", "w");
 	r = dt_view_write(e, "t", f, &err);
-	ok(r == -1 && err && strstr(err, "no traced request") &&
-	   strstr(err, "dtracer_flag"),
-	   "an empty model: no page, a message (%s)", err ? err : "none");
-	free(err);
+	ok(r == -1 && err && err->code == DT_ERROR_INPUT &&
+	   strstr(err->message, "no traced request") &&
+	   strstr(err->message, "dtracer_flag"),
+	   "an empty model: no page, a message (%s)",
+	   err ? err->message : "none");
+	g_clear_error(&err);
 	e->dtracer_events = 4;
 	r = dt_view_write(e, "t", f, &err);
-	ok(r == -1 && err && strstr(err, "4 dtracer events"),
-	   "dtracer events but no request: said so (%s)", err ? err : "none");
+	ok(r == -1 && err && strstr(err->message, "4 dtracer events"),
+	   "dtracer events but no request: said so (%s)",
+	   err ? err->message : "none");
 	fclose(f);
-	free(err);
-	err = NULL;
+	g_clear_error(&err);
 	f = fopen("/dev/full", "w");
 	ok(f && dt_view_write(m, "t", f, &err) == -1 && err &&
-	   strstr(err, "writing the page"),
-	   "a write error (/dev/full): -1 (%s)", err ? err : "no message");
+	   err->code == DT_ERROR_IO &&
+	   strstr(err->message, "writing the page"),
+	   "a write error (/dev/full): -1 (%s)",
+	   err ? err->message : "no message");
 	if (f)
 		fclose(f);
-	free(err);
+	g_clear_error(&err);
 	dt_rq_model_free(e);
 	dt_rq_model_free(m);
 }
