@@ -2,7 +2,7 @@
 /*
  * Egress: which bytes are marked, and marking the segments that carry them.
  *
- * 1. What a write is (kretprobes on tcp_sendmsg_locked and
+ * 1. What a write is (kretprobes on tcp_sendmsg_locked and, before 6.5,
  *    do_tcp_sendpages, where the kernel has no tracepoint; both run with
  *    the socket locked by their caller):
  *    - a response, if the request read on the socket is a traced one
@@ -295,10 +295,19 @@ static int dt_send_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 
 #define DT_SEND_MAXACTIVE 256
 
-static struct kretprobe dt_krp_sendmsg, dt_krp_sendpages;
+static struct kretprobe dt_krp_sendmsg;
+#ifdef DT_HAVE_DO_TCP_SENDPAGES
+/*
+ * Before 6.5, sendfile and splice wrote through do_tcp_sendpages (Kbuild
+ * looks for it in the headers); since, through tcp_sendmsg_locked.
+ */
+static struct kretprobe dt_krp_sendpages;
+#endif
 static struct kretprobe *dt_send_probes[] = {
 	&dt_krp_sendmsg,
+#ifdef DT_HAVE_DO_TCP_SENDPAGES
 	&dt_krp_sendpages,
+#endif
 };
 
 static void dt_send_probe_init(struct kretprobe *rp, const char *symbol)
@@ -491,7 +500,9 @@ int dt_egress_arm(void)
 		return ret;
 	}
 	dt_send_probe_init(&dt_krp_sendmsg, "tcp_sendmsg_locked");
+#ifdef DT_HAVE_DO_TCP_SENDPAGES
 	dt_send_probe_init(&dt_krp_sendpages, "do_tcp_sendpages");
+#endif
 	ret = register_kretprobes(dt_send_probes, ARRAY_SIZE(dt_send_probes));
 	if (ret) {
 		pr_err("cannot hook TCP writes: %d\n", ret);
@@ -522,6 +533,10 @@ void dt_egress_disarm(void)
 /* Writes not seen: no free kretprobe instance, or a kprobe already running. */
 unsigned long dt_egress_missed(void)
 {
-	return dt_krp_sendmsg.nmissed + dt_krp_sendpages.nmissed +
-	       dt_krp_sendmsg.kp.nmissed + dt_krp_sendpages.kp.nmissed;
+	unsigned long n = 0;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(dt_send_probes); i++)
+		n += dt_send_probes[i]->nmissed + dt_send_probes[i]->kp.nmissed;
+	return n;
 }

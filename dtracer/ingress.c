@@ -77,14 +77,20 @@ static struct sock *dt_demuxed(const struct sk_buff *skb)
 	return sk;
 }
 
-/* The established socket of a segment, with a reference, or NULL. */
+/*
+ * The established socket of a segment, with a reference, or NULL. The
+ * table is the namespace's (tcp_hashinfo is not exported since 6.2, and
+ * a namespace may have a table of its own since then).
+ */
 static struct sock *dt_lookup(struct net *net, struct sk_buff *skb, u8 pf,
 			      const struct tcphdr *th)
 {
+	struct inet_hashinfo *hinfo = net->ipv4.tcp_death_row.hashinfo;
+
 	if (pf == NFPROTO_IPV4) {
 		const struct iphdr *iph = ip_hdr(skb);
 
-		return __inet_lookup_established(net, &tcp_hashinfo,
+		return __inet_lookup_established(net, hinfo,
 						 iph->saddr, th->source,
 						 iph->daddr, ntohs(th->dest),
 						 inet_iif(skb), inet_sdif(skb));
@@ -93,7 +99,7 @@ static struct sock *dt_lookup(struct net *net, struct sk_buff *skb, u8 pf,
 	{
 		const struct ipv6hdr *ip6h = ipv6_hdr(skb);
 
-		return __inet6_lookup_established(net, &tcp_hashinfo,
+		return __inet6_lookup_established(net, hinfo,
 						  &ip6h->saddr, th->source,
 						  &ip6h->daddr, ntohs(th->dest),
 						  inet6_iif(skb),

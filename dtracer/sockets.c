@@ -9,19 +9,19 @@
  * RCU, writers hold dt_socks_lock, the rest is under the entry's lock.
  *
  * Entries exist only while the probe is armed. An entry goes when its
- * socket is destroyed (tcp_v4_destroy_sock, which IPv6 sockets call too;
- * the kernel has no tracepoint there, hence a kprobe) or when the probe
- * is disarmed. The socket is in TCP_CLOSE before it is destroyed, and
+ * socket is destroyed (the tracepoint tcp_destroy_sock, which
+ * tcp_v4_destroy_sock fires for IPv6 sockets too) or when the probe is
+ * disarmed. The socket is in TCP_CLOSE before it is destroyed, and
  * entries are only added to sockets not in TCP_CLOSE, both under
  * dt_socks_lock: no entry outlives its socket.
  */
 #include "dtracer.h"
 
 #include <linux/hashtable.h>
-#include <linux/kprobes.h>
 #include <linux/rculist.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <linux/tracepoint.h>
 #include <net/sock.h>
 #include <net/tcp_states.h>
 
@@ -186,38 +186,35 @@ static void dt_socks_flush(void)
 	spin_unlock_irqrestore(&dt_socks_lock, irq);
 }
 
-static int dt_on_destroy(struct kprobe *kp, struct pt_regs *regs)
-{
-	const struct sock *sk = (void *)regs_get_kernel_argument(regs, 0);
+static struct tracepoint *dt_tp_destroy;
 
+/* tcp_destroy_sock: preemption is off (tracepoint), as dt_sock_forget asks. */
+static void dt_on_destroy(void *data, struct sock *sk)
+{
 	/*
 	 * Only a followed socket can be a flag's reason: propagation needs
 	 * its received ranges, inheritance copies the parent's socket.
 	 */
 	if (dt_sock_forget(sk))
 		dt_flags_socket_gone(sk);
-	return 0;
 }
-
-static struct kprobe dt_kp_destroy = {
-	.symbol_name = "tcp_v4_destroy_sock",
-	.pre_handler = dt_on_destroy,
-};
 
 int dt_sockets_arm(void)
 {
 	unsigned long irq;
 	int ret;
 
+	dt_tp_destroy = dt_tracepoint_find("tcp_destroy_sock");
+	if (!dt_tp_destroy) {
+		pr_err("kernel has no tcp_destroy_sock tracepoint\n");
+		return -ENOENT;
+	}
 	spin_lock_irqsave(&dt_socks_lock, irq);
 	dt_socks_open = true;
 	spin_unlock_irqrestore(&dt_socks_lock, irq);
-	memset(&dt_kp_destroy, 0, sizeof(dt_kp_destroy));
-	dt_kp_destroy.symbol_name = "tcp_v4_destroy_sock";
-	dt_kp_destroy.pre_handler = dt_on_destroy;
-	ret = register_kprobe(&dt_kp_destroy);
+	ret = tracepoint_probe_register(dt_tp_destroy, dt_on_destroy, NULL);
 	if (ret) {
-		pr_err("cannot hook tcp_v4_destroy_sock: %d\n", ret);
+		pr_err("cannot hook tcp_destroy_sock: %d\n", ret);
 		dt_socks_flush();
 	}
 	return ret;
@@ -226,6 +223,7 @@ int dt_sockets_arm(void)
 /* After egress and ingress are disarmed: nothing adds entries any more. */
 void dt_sockets_disarm(void)
 {
-	unregister_kprobe(&dt_kp_destroy);
+	tracepoint_probe_unregister(dt_tp_destroy, dt_on_destroy, NULL);
+	tracepoint_synchronize_unregister();
 	dt_socks_flush();
 }
