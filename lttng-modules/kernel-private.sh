@@ -10,22 +10,24 @@
 # lets Kbuild search there. The kernel's scripts/checkpatch.pl (which the
 # headers package lacks too) comes along for the style test.
 #
-# usage: kernel-private.sh OUTDIR HEADERS_PACKAGE
+# usage: kernel-private.sh OUTDIR HEADERS_PACKAGE [VERSION]
 #   HEADERS_PACKAGE  the Debian package of the kernel headers in use, as
 #                    configure found it (e.g. linux-headers-6.1.0-56-amd64)
+#   VERSION          its version, for headers unpacked rather than
+#                    installed (tests/vm/check-kernel.sh's); else dpkg's
 # OUTDIR appears only when complete; it is reused while its version
 # matches the headers'.
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
-out=$1 hpkg=$2
+out=$1 hpkg=$2 ver=${3:-}
 
 die() {
 	echo "lttng-modules/kernel-private.sh: $*" >&2
 	exit 1
 }
 
-ver=$(dpkg-query -W -f='${Version}' "$hpkg") ||
+[ -n "$ver" ] || ver=$(dpkg-query -W -f='${Version}' "$hpkg") ||
 	die "$hpkg is not installed; run configure again"
 series=$(echo "$ver" | sed -n 's/^\([0-9]*\.[0-9]*\)\..*/\1/p')
 src=linux-source-$series

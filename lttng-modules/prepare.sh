@@ -6,7 +6,8 @@
 # patches/series applied in order.
 #
 # usage: prepare.sh SRCDIR WORKDIR DEB_VERSION UPSTREAM_VERSION
-#   SRCDIR   this folder in the source tree (SHA256SUMS, patches/)
+#   SRCDIR   this folder in the source tree (SHA256SUMS, patches/,
+#            patches/UPSTREAM_VERSION/ for a version's own copy of a patch)
 #   WORKDIR  where the .deb is cached and WORKDIR/src is produced
 #
 # WORKDIR/src appears only once every patch applied: a failure leaves
@@ -46,10 +47,14 @@ dpkg-deb -x "$deb" unpack
 mv "unpack/usr/src/lttng-modules-$version" src.tmp
 rm -rf unpack
 
+# A patch whose context differs in one upstream version has that
+# version's own copy in patches/VERSION/ (same name, same change).
 while read -r p; do
 	case $p in '' | '#'*) continue ;; esac
-	echo "  PATCH    $p"
-	patch -d src.tmp -p1 --batch --forward --quiet < "$srcdir/patches/$p" ||
-		{ rm -rf src.tmp; die "patch $p does not apply"; }
+	f=$srcdir/patches/$p
+	[ -f "$srcdir/patches/$version/$p" ] && f=$srcdir/patches/$version/$p
+	echo "  PATCH    ${f#"$srcdir/patches/"}"
+	patch -d src.tmp -p1 --batch --forward --quiet < "$f" ||
+		{ rm -rf src.tmp; die "patch ${f#"$srcdir/patches/"} does not apply"; }
 done < "$srcdir/patches/series"
 mv src.tmp src

@@ -21,14 +21,15 @@ mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 . /results/.guest.env
 
 # A source or build folder under /tmp (a CI clone, say) is hidden by the
-# guest's own /tmp: bind it back from the host's root.
+# guest's own /tmp, and another release's root has none (or an empty
+# mount point, check-kernel.sh's): bind them back from the host's root.
 for d in "$DT_SRCDIR" "$DT_BUILDDIR"; do
 	case $d in
-	/tmp/*)
-		mkdir -p "$d"
-		mountpoint -q "$d" || mount --bind "/.dt-host$d" "$d"
-		;;
+	/tmp/*) ;;
+	*) [ -n "$(ls -A "$d" 2>/dev/null)" ] && continue ;;
 	esac
+	mkdir -p "$d"
+	mountpoint -q "$d" || mount --bind "/.dt-host$d" "$d"
 done
 
 hostname "$DT_HOST"

@@ -69,3 +69,35 @@ DEBUG_TESTS = $(kernel_tests)
 clean-check-debug:
 	-rm -rf %reldir%/build-debug
 .PHONY: check-debug clean-check-debug
+
+# ----------------------------------------------------------------------
+# make check-kernel [DEBIAN_SUITE=trixie] [SUITE_TESTS='tests/kernel/t-mark.sh ...']:
+# the kernel tests on another Debian release's kernel and user space
+# (Debian 13 beside this machine's Debian 12). scripts/debian-root.sh
+# makes that release's root file system once (debootstrap, its kernel
+# unpacked beside it) in %reldir%/build/SUITE; %reldir%/check-kernel.sh
+# builds the fork of that release's lttng-modules, dtracer.ko and
+# lttng-probe-dtracer.ko inside it (its compiler, its kbuild) into
+# %reldir%/build-SUITE/ and runs the tests with guests that boot that
+# kernel on that root. The normal build and %reldir%/build/ are left alone.
+# ----------------------------------------------------------------------
+EXTRA_DIST += %reldir%/check-kernel.sh
+DEBIAN_SUITE = trixie
+SUITE_TESTS = $(kernel_tests)
+$(VM_BUILD)/$(DEBIAN_SUITE)/stamp: $(srcdir)/scripts/debian-root.sh
+	@$(MKDIR_P) $(VM_BUILD)
+	$(AM_V_GEN)$(SHELL) $(srcdir)/scripts/debian-root.sh $(DEBIAN_SUITE) \
+		$(abs_builddir)/$(VM_BUILD)/$(DEBIAN_SUITE)
+check-kernel: %reldir%/config.sh $(check_PROGRAMS) $(bin_PROGRAMS) \
+		$(bt2plugin_LTLIBRARIES) $(VM_BUILD)/nginx.stamp \
+		$(VM_BUILD)/redis.stamp $(VM_BUILD)/$(DEBIAN_SUITE)/stamp
+	DT_SRCDIR='$(abs_top_srcdir)' DT_BUILDDIR='$(abs_top_builddir)' \
+		DT_SUITE='$(DEBIAN_SUITE)' BUSYBOX='$(BUSYBOX)' \
+		$(SHELL) $(srcdir)/tests/vm/check-kernel.sh \
+		build $(dtracer_sources) $(probes_sources)
+	DT_SRCDIR='$(abs_top_srcdir)' DT_BUILDDIR='$(abs_top_builddir)' \
+		DT_SUITE='$(DEBIAN_SUITE)' $(SHELL) $(srcdir)/tests/vm/check-kernel.sh \
+		run $(SUITE_TESTS)
+clean-check-kernel:
+	-rm -rf %reldir%/build-$(DEBIAN_SUITE)
+.PHONY: check-kernel clean-check-kernel

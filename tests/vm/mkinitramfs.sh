@@ -30,15 +30,26 @@ ln -s "$(cd "$moddir" && pwd)" "$root/lib/modules/$rel"
 
 : > "$tmp/modules/order"
 for want in virtio_pci virtio_net 9pnet_virtio 9p overlay virtio_rng; do
-	modprobe -d "$root" -S "$rel" --show-depends "$want" |
-		while read -r cmd path rest; do
-			[ "$cmd" = insmod ] || continue
-			name=$(basename "$path")
-			grep -qx "$name" "$tmp/modules/order" && continue
-			cp "$moddir/${path##*/lib/modules/$rel/}" "$tmp/modules/$name"
-			echo "$name" >> "$tmp/modules/order"
-		done
+	modprobe -d "$root" -S "$rel" --show-depends "$want" > "$tmp/deps" ||
+		{ echo "mkinitramfs: $want: not in $moddir" >&2; exit 1; }
+	while read -r cmd path rest; do
+		[ "$cmd" = insmod ] || continue
+		name=$(basename "$path")
+		# compressed modules (Debian 13's) unpacked: busybox's insmod
+		# reads plain ones
+		case $name in
+		*.ko.xz) name=${name%.xz} ;;
+		esac
+		grep -qx "$name" "$tmp/modules/order" && continue
+		src=$moddir/${path##*/lib/modules/$rel/}
+		case $src in
+		*.xz) xz -dc "$src" > "$tmp/modules/$name" ;;
+		*) cp "$src" "$tmp/modules/$name" ;;
+		esac
+		echo "$name" >> "$tmp/modules/order"
+	done < "$tmp/deps"
 done
+rm -f "$tmp/deps"
 rm -rf "$root"
 
 (cd "$tmp" && find . | LC_ALL=C sort | cpio --quiet -o -H newc -R 0:0) |

@@ -163,6 +163,11 @@ vm_start() {
 	_res=$vm_out/$2
 	_mac=$(printf '52:54:00:d7:00:%02x' "$(($1 + 1))")
 	_plugin=
+	# Another release's root (check-kernel.sh's DT_VM_ROOT) is the
+	# guest's root; this machine's stays reachable as "host".
+	_host=
+	[ -z "${DT_VM_ROOT:-}" ] ||
+		_host="local,path=/,mount_tag=host,security_model=none,readonly=on,multidevs=remap"
 	[ -z "${DT_VM_PLUGIN:-}" ] ||
 		_plugin="file=$DT_VM_PLUGIN,out=$_res/insn.log${DT_VM_PROFILE:+,profile=$_res/profile}"
 	# shellcheck disable=SC2046
@@ -173,7 +178,8 @@ vm_start() {
 		-serial "file:$_res/console.log" \
 		-kernel "$DT_KERNEL_IMAGE" -initrd "$DT_VM_INITRAMFS" \
 		-append "console=ttyS0 panic=-1 panic_on_warn=1 oops=panic softlockup_panic=1 quiet ${DT_VM_APPEND:-}" \
-		-virtfs "local,path=/,mount_tag=root,security_model=none,readonly=on,multidevs=remap" \
+		-virtfs "local,path=${DT_VM_ROOT:-/},mount_tag=root,security_model=none,readonly=on,multidevs=remap" \
+		${_host:+-virtfs "$_host"} \
 		-virtfs "local,path=$_res,mount_tag=results,security_model=none" \
 		-netdev "tap,id=n0,ifname=tap$1,script=no,downscript=no" \
 		-device "virtio-net-pci,netdev=n0,mac=$_mac" \

@@ -1,0 +1,204 @@
+#!/bin/sh
+# The kernel tests on another Debian release's kernel and user space
+# (Debian 13 beside the build machine's Debian 12): our modules built for
+# that kernel inside that release's root file system (scripts/
+# debian-root.sh: its compiler, its kbuild), and guests that boot that
+# kernel with that root (its lttng-tools, babeltrace2, curl, python3...).
+#
+#   check-kernel.sh build SOURCE...   the fork (the lttng-modules version
+#                                     of that release: lttng-modules/
+#                                     releases), dtracer.ko and
+#                                     lttng-probe-dtracer.ko built in the
+#                                     root, the guests' module tree and
+#                                     initramfs, the shadow build folder
+#   check-kernel.sh run TEST...       run these t-*.sh there; fail on any
+#                                     "not ok"
+#
+# SOURCE...: the files of dtracer/ and probes/ that Kbuild needs (the
+# Makefile's dtracer_sources and probes_sources), linked into OUT.
+#
+# Environment: DT_SRCDIR, DT_BUILDDIR (the normal build, left alone),
+# DT_SUITE (default trixie), DT_SUITE_ROOT (debian-root.sh's OUT, default
+# DT_BUILDDIR/tests/vm/build/SUITE), DT_SUITE_OUT (default
+# DT_BUILDDIR/tests/vm/build-SUITE).
+#
+#   OUT/dtracer/, OUT/probes/  Kbuild folders (sources linked in)
+#   OUT/lttng/src              the fork, prepared by prepare.sh, built
+#   OUT/kernel-private         the internal headers some probes need
+#   OUT/modules/lib/modules/REL, OUT/initramfs.cpio.gz   what guests boot
+#   OUT/tree/                  DT_BUILDDIR of the tests
+#   OUT/tree/tests/out/TEST/GUEST/   the guests' results
+set -eu
+
+cmd=$1
+shift
+: "${DT_SRCDIR:?}" "${DT_BUILDDIR:?}"
+suite=${DT_SUITE:-trixie}
+sroot=${DT_SUITE_ROOT:-$DT_BUILDDIR/tests/vm/build/$suite}
+out=${DT_SUITE_OUT:-$DT_BUILDDIR/tests/vm/build-$suite}
+
+die() {
+	echo "check-kernel: $*" >&2
+	exit 1
+}
+say() {
+	echo "  $suite  $*"
+}
+
+[ -f "$sroot/env" ] || die "no $suite root in $sroot: run scripts/debian-root.sh $suite $sroot"
+. "$sroot/env"
+. "$DT_BUILDDIR/tests/vm/config.sh"
+rel=$KERNEL_RELEASE
+root=$sroot/root
+
+# in_root LOG CMD...: run CMD in the release's root, with the source and
+# build folders at their own paths (bind mounts in a mount namespace of
+# its own: nothing stays mounted), at nice 19.
+in_root() {
+	_log=$1
+	shift
+	unshare -m sh -c '
+		root=$1 src=$2 build=$3
+		shift 3
+		for d in "$src" "$build"; do
+			mkdir -p "$root$d"
+			mount --bind "$d" "$root$d"
+		done
+		mount -t proc proc "$root/proc"
+		exec chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
+			LC_ALL=C.UTF-8 HOME=/root nice -n 19 "$@"' \
+		sh "$root" "$DT_SRCDIR" "$DT_BUILDDIR" "$@" > "$_log" 2>&1 ||
+		{ tail -n 40 "$_log" >&2; die "$* failed in the $suite root (log: $_log)"; }
+}
+
+build() {
+	mkdir -p "$out"
+	ksum=$(sha256sum "$sroot/stamp" | cut -d' ' -f1)
+	# The fork at the release's lttng-modules version.
+	set -- "$@" --
+	line=$(grep "^$suite " "$DT_SRCDIR/lttng-modules/releases") ||
+		die "no lttng-modules version for $suite in lttng-modules/releases"
+	lmver=$(echo "$line" | cut -d' ' -f2)
+	lmdeb=$(echo "$line" | cut -d' ' -f3)
+	lm=$out/lttng
+	mkdir -p "$lm"
+	want=$(cat "$DT_SRCDIR/lttng-modules/SHA256SUMS" \
+		"$DT_SRCDIR/lttng-modules/prepare.sh" \
+		"$DT_SRCDIR/lttng-modules/patches/series" \
+		$(find "$DT_SRCDIR/lttng-modules/patches" -name '*.patch' | sort) |
+		sha256sum | cut -d' ' -f1)
+	if [ "$(cat "$lm/source.sum" 2>/dev/null)" != "$want" ] || [ ! -d "$lm/src" ]; then
+		deb=lttng-modules-dkms_${lmdeb}_all.deb
+		# Downloaded with the release's apt (prepare.sh checks the pin).
+		grep -F "  $deb" "$DT_SRCDIR/lttng-modules/SHA256SUMS" |
+			(cd "$lm" && sha256sum -c --status) 2>/dev/null ||
+			in_root "$lm/download.log" sh -c \
+				"cd '$lm' && apt-get download -q lttng-modules-dkms=$lmdeb"
+		rm -f "$lm/source.sum" "$lm/built.sum"
+		sh "$DT_SRCDIR/lttng-modules/prepare.sh" "$DT_SRCDIR/lttng-modules" \
+			"$lm" "$lmdeb" "$lmver"
+		echo "$want" > "$lm/source.sum"
+	fi
+	# The kernel-internal headers of six probes (kmem, kvm, ...), from
+	# the release's linux-source, downloaded with its apt.
+	kp=$out/kernel-private
+	in_root "$out/kernel-private.log" sh "$DT_SRCDIR/lttng-modules/kernel-private.sh" \
+		"$kp" "linux-headers-$rel" "$KERNEL_VERSION"
+	if [ "$(cat "$lm/built.sum" 2>/dev/null)" != "$ksum" ]; then
+		say "lttng-modules $lmver against $rel (a few minutes; log: $lm/build.log)"
+		in_root "$lm/clean.log" make -C "$lm/src" KERNELDIR="$KERNEL_BUILD" clean
+		in_root "$lm/build.log" make -j2 -C "$lm/src" \
+			KERNELDIR="$KERNEL_BUILD" LTTNG_KERNEL_PRIVATE_DIR="$kp" modules
+		echo "$ksum" > "$lm/built.sum"
+	fi
+
+	# dtracer.ko and the probe module, sources linked into OUT.
+	while [ "$1" != -- ]; do
+		mkdir -p "$out/$(dirname "$1")"
+		ln -sf "$DT_SRCDIR/$1" "$out/$1"
+		shift
+	done
+	if [ "$(cat "$out/kernel.sum" 2>/dev/null)" != "$ksum" ]; then
+		rm -f "$out/dtracer/"*.o "$out/dtracer/"*.ko "$out/probes/"*.o "$out/probes/"*.ko
+		echo "$ksum" > "$out/kernel.sum"
+	fi
+	say "dtracer.ko and lttng-probe-dtracer.ko against $rel"
+	in_root "$out/dtracer.log" make -C "$KERNEL_BUILD" M="$out/dtracer" modules
+	in_root "$out/probes.log" make -C "$KERNEL_BUILD" M="$out/probes" \
+		LTTNG_SRC="$lm/src" modules
+
+	say "module tree and initramfs for $rel"
+	sh "$DT_SRCDIR/tests/vm/mkmodtree.sh" "$out/modules" "$rel" \
+		"$KERNEL_MODULES" "$out/dtracer/dtracer.ko" \
+		"$out/probes/lttng-probe-dtracer.ko" "$lm/src"
+	sh "$DT_SRCDIR/tests/vm/mkinitramfs.sh" "$out/initramfs.cpio.gz" "$rel" \
+		"$KERNEL_MODULES" "${BUSYBOX:-/bin/busybox}" \
+		"$DT_SRCDIR/tests/vm/initramfs-init"
+
+	# The shadow build folder.
+	t=$out/tree
+	mkdir -p "$t/tests/vm/build" "$t/tests/out" "$t/lttng-modules/build"
+	for d in tests/tools collector tests/fuzz; do
+		ln -sfn "$DT_BUILDDIR/$d" "$t/$d"
+	done
+	ln -sfn "$DT_BUILDDIR/tests/vm/build/nginx" "$t/tests/vm/build/nginx"
+	ln -sfn "$DT_BUILDDIR/tests/vm/build/redis" "$t/tests/vm/build/redis"
+	ln -sfn "$lm/src" "$t/lttng-modules/build/src"
+	{
+		echo "# Made by tests/vm/check-kernel.sh: the harness on $suite's kernel and root."
+		sed -e '/^DT_VM_INITRAMFS=/d' -e '/^DT_VM_MODTREE=/d' \
+			-e '/^DT_KERNEL_RELEASE=/d' -e '/^DT_KERNEL_IMAGE=/d' \
+			-e '/^DT_KERNEL_MODULES=/d' -e '/^DT_KERNEL_BUILD=/d' \
+			-e '/^DT_LTTNG_MODULES_/d' -e '/^DT_KERNEL_PRIVATE=/d' \
+			-e '/^\[ "$DT_KERNEL_PRIVATE" = download \]/,+1d' \
+			"$DT_BUILDDIR/tests/vm/config.sh"
+		cat <<EOF
+DT_KERNEL_RELEASE='$rel'
+DT_KERNEL_IMAGE='$KERNEL_IMAGE'
+DT_KERNEL_MODULES='$KERNEL_MODULES'
+DT_KERNEL_BUILD='$root$KERNEL_BUILD'
+DT_KERNEL_PRIVATE='$kp'
+DT_VM_INITRAMFS='$out/initramfs.cpio.gz'
+DT_VM_MODTREE='$out/modules/lib/modules/$rel'
+DT_LTTNG_MODULES_SRC='$lm/src'
+DT_LTTNG_MODULES_VERSION='$lmver'
+DT_LTTNG_MODULES_DEB_VERSION='$lmdeb'
+# The guests' root: $suite's, not this machine's.
+DT_VM_ROOT='$root'
+EOF
+	} > "$t/tests/vm/config.sh.tmp"
+	mv "$t/tests/vm/config.sh.tmp" "$t/tests/vm/config.sh"
+	say "ready: DT_BUILDDIR=$t sh \$DT_SRCDIR/tests/kernel/t-NAME.sh"
+}
+
+run() {
+	t=$out/tree
+	[ -f "$t/tests/vm/config.sh" ] || die "run 'check-kernel.sh build' first"
+	failed="" n=0 start=$(date +%s)
+	for test in "$@"; do
+		name=$(basename "$test" .sh)
+		log=$t/tests/out/$name.log
+		t0=$(date +%s)
+		rc=0
+		DT_BUILDDIR=$t sh "$DT_SRCDIR/$test" > "$log" 2>&1 || rc=$?
+		nok=$(grep -c '^not ok' "$log" || true)
+		okc=$(grep -c '^ok' "$log" || true)
+		n=$((n + 1))
+		if [ "$rc" -ne 0 ] || [ "$nok" -ne 0 ] || [ "$okc" -eq 0 ]; then
+			failed="$failed $name"
+			echo "FAIL: $test on $suite ($okc ok, $nok not ok, exit $rc, $(($(date +%s) - t0)) s)"
+			grep -A 12 '^not ok' "$log" | head -n 60 | sed 's/^/    /'
+		else
+			echo "PASS: $test on $suite ($okc ok, $(($(date +%s) - t0)) s)"
+		fi
+	done
+	echo "check-kernel: $n tests on $suite ($rel) in $(($(date +%s) - start)) s;" \
+		"logs in $t/tests/out/"
+	[ -z "$failed" ] || die "failed:$failed"
+}
+
+case $cmd in
+build) build "$@" ;;
+run) run "$@" ;;
+*) die "usage: check-kernel.sh build SOURCE... | run TEST..." ;;
+esac
