@@ -81,23 +81,46 @@ clean-check-debug:
 # %reldir%/build-SUITE/ and runs the tests with guests that boot that
 # kernel on that root. The normal build and %reldir%/build/ are left alone.
 # ----------------------------------------------------------------------
-EXTRA_DIST += %reldir%/check-kernel.sh
+EXTRA_DIST += %reldir%/check-kernel.sh %reldir%/t-release.sh
 DEBIAN_SUITE = trixie
 SUITE_TESTS = $(kernel_tests)
 $(VM_BUILD)/$(DEBIAN_SUITE)/stamp: $(srcdir)/scripts/debian-root.sh
 	@$(MKDIR_P) $(VM_BUILD)
 	$(AM_V_GEN)$(SHELL) $(srcdir)/scripts/debian-root.sh $(DEBIAN_SUITE) \
 		$(abs_builddir)/$(VM_BUILD)/$(DEBIAN_SUITE)
-check-kernel: %reldir%/config.sh $(check_PROGRAMS) $(bin_PROGRAMS) \
-		$(bt2plugin_LTLIBRARIES) $(VM_BUILD)/nginx.stamp \
-		$(VM_BUILD)/redis.stamp $(VM_BUILD)/$(DEBIAN_SUITE)/stamp
-	DT_SRCDIR='$(abs_top_srcdir)' DT_BUILDDIR='$(abs_top_builddir)' \
+# What the other release's guests boot: its fork, dtracer.ko, the probe
+# module, their module tree and initramfs, the shadow build folder.
+SUITE_BUILD = %reldir%/build-$(DEBIAN_SUITE)
+$(SUITE_BUILD)/built.stamp: $(VM_BUILD)/$(DEBIAN_SUITE)/stamp \
+		$(srcdir)/tests/vm/check-kernel.sh $(srcdir)/tests/vm/mkmodtree.sh \
+		$(srcdir)/tests/vm/mkinitramfs.sh $(srcdir)/tests/vm/initramfs-init \
+		$(dtracer_sources:%=$(srcdir)/%) $(probes_sources:%=$(srcdir)/%) \
+		$(srcdir)/lttng-modules/releases $(srcdir)/lttng-modules/SHA256SUMS \
+		$(srcdir)/lttng-modules/prepare.sh $(srcdir)/lttng-modules/patches/series \
+		$(lttng_patches:%=$(srcdir)/lttng-modules/patches/%) \
+		%reldir%/config.sh
+	$(AM_V_GEN)DT_SRCDIR='$(abs_top_srcdir)' DT_BUILDDIR='$(abs_top_builddir)' \
 		DT_SUITE='$(DEBIAN_SUITE)' BUSYBOX='$(BUSYBOX)' \
 		$(SHELL) $(srcdir)/tests/vm/check-kernel.sh \
 		build $(dtracer_sources) $(probes_sources)
+	@touch $@
+if VM_TESTS
+check_DATA += $(SUITE_BUILD)/built.stamp
+TESTS += %reldir%/t-release.sh
+endif
+# make check's part on that release (tests/vm/t-release.sh): the tests
+# that matter most; make check-kernel runs them all.
+RELEASE_TESTS = tests/kernel/t-chain.sh tests/kernel/t-events.sh \
+	tests/kernel/t-gate.sh tests/demo/t-demo.sh
+AM_TESTS_ENVIRONMENT += DT_SUITE='$(DEBIAN_SUITE)' \
+	DT_RELEASE_TESTS='$(RELEASE_TESTS)'; \
+	export DT_SUITE DT_RELEASE_TESTS;
+check-kernel: %reldir%/config.sh $(check_PROGRAMS) $(bin_PROGRAMS) \
+		$(bt2plugin_LTLIBRARIES) $(VM_BUILD)/nginx.stamp \
+		$(VM_BUILD)/redis.stamp $(SUITE_BUILD)/built.stamp
 	DT_SRCDIR='$(abs_top_srcdir)' DT_BUILDDIR='$(abs_top_builddir)' \
 		DT_SUITE='$(DEBIAN_SUITE)' $(SHELL) $(srcdir)/tests/vm/check-kernel.sh \
 		run $(SUITE_TESTS)
 clean-check-kernel:
-	-rm -rf %reldir%/build-$(DEBIAN_SUITE)
+	-rm -rf $(SUITE_BUILD)
 .PHONY: check-kernel clean-check-kernel
