@@ -79,8 +79,8 @@ static struct sock *dt_demuxed(const struct sk_buff *skb)
 
 /*
  * The established socket of a segment, with a reference, or NULL. The
- * table is the namespace's (tcp_hashinfo is not exported since 6.2, and
- * a namespace may have a table of its own since then).
+ * table is the namespace's, as TCP itself finds it (a namespace may have
+ * one of its own; tcp_hashinfo is not exported on 6.12).
  */
 static struct sock *dt_lookup(struct net *net, struct sk_buff *skb, u8 pf,
 			      const struct tcphdr *th)

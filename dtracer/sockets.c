@@ -36,8 +36,8 @@ unsigned int dt_max_sockets = 4096;
 
 /*
  * The entry of sk, or NULL. Caller is in an RCU read-side section:
- * rcu_read_lock(), a netfilter hook, or preemption off (a kprobe,
- * dt_socks_lock).
+ * rcu_read_lock(), a netfilter hook, or preemption off (a kprobe, a
+ * tracepoint, dt_socks_lock).
  */
 struct dt_sock *dt_sock_find(const struct sock *sk)
 {
