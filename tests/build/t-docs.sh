@@ -197,7 +197,7 @@ find "$src/dtracer" "$src/collector" "$src/probes" "$src/tests" \
 	"$src/scripts" "$src/bench" "$src/demo" "$src/lttng-modules" \
 	"$src/configure.ac" "$src/Makefile.am" \
 	\( -path "$src/lttng-modules/build" -o -path "$src/tests/out" \
-	-o -path "$src/tests/vm/build" -o -path "$src/tests/vm/build-debug" \) -prune \
+	-o -path "$src/tests/vm/build" -o -path "$src/tests/vm/build-*" \) -prune \
 	-o -type f \( -name '*.[ch]' -o -name '*.sh' -o -name '*.mk' \
 	-o -name '*.am' -o -name '*.ac' -o -name '*.in' -o -name '*.patch' \
 	-o -name '*.awk' -o -name '*.js' -o -name '*.html' -o -name '*.config' \
@@ -348,7 +348,8 @@ check "test" "$out/tests" "tests/*/t-*.sh, tests/unit/test-*.c" < "$out/doc-test
 
 # Source paths: a token of code starting with a source folder. One with
 # a wildcard or a placeholder (NAME, TEST, ...), a version (DKMS's
-# dtracer/0.1.0) or in build output (out/, build/, build-debug/, .ko, .o,
+# dtracer/0.1.0) or in build output (out/, build/, build-debug/,
+# build-trixie/, .ko, .o,
 # .so, .log, .a) is not checked; a built program is there as its .c;
 # scripts/checkpatch.pl is the kernel's, collector/dtracer the command.
 awk '{
@@ -357,7 +358,7 @@ awk '{
 	while (match(t, /[ (=`"](dtracer|collector|tests|scripts|bench|demo|probes|lttng-modules|docs)\/[A-Za-z0-9_.\/*-]*/)) {
 		p = substr(t, RSTART, RLENGTH); sub(/^[ (=`"]/, "", p); sub(/[.\/-]+$/, "", p)
 		if (p !~ /\*|\/[A-Z][A-Z_]*(\/|\.|$)|[0-9]+\.[0-9]+\.[0-9]+/ &&
-		    p !~ /\/(out|build|build-debug)(\/|$)|\.(ko|so|o|log|a)$/ &&
+		    p !~ /\/(out|build|build-[a-z]+)(\/|$)|\.(ko|so|o|log|a)$/ &&
 		    p !~ /^(collector\/dtracer|scripts\/checkpatch\.pl)$/)
 			print at p
 		t = substr(t, RSTART + RLENGTH)
