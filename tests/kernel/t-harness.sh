@@ -72,7 +72,17 @@ stale_ok "$out.nokernel" && ! grep -q 'vm_run succeeded' "$out.nokernel" &&
 	[ ! -e "$out/h-ok/tap" ]
 tap_result $? "with no kernel image: vm_run fails, the old results are gone, vm_report fails the guest naming why"
 sed 's/^/  /' "$out.nokernel" | tap_diag_stdin
-rm -rf "$lib" "$out.nobody" "$out.nokernel"
+(
+	DT_VM_GUEST_CONFIG="h-ok=/nonexistent/config.sh"
+	vm_run "$out" "$script" h-ok && echo 'vm_run succeeded'
+	tap_count=0
+	vm_report "$out" h-ok
+) > "$out.noconfig" 2>&1
+stale_ok "$out.noconfig" && ! grep -q 'vm_run succeeded' "$out.noconfig" &&
+	grep -q '^# .*h-ok: no /nonexistent/config.sh (DT_VM_GUEST_CONFIG of h-ok)' "$out.noconfig"
+tap_result $? "a guest given another kernel's config (DT_VM_GUEST_CONFIG) that is missing: vm_run fails naming it"
+sed 's/^/  /' "$out.noconfig" | tap_diag_stdin
+rm -rf "$lib" "$out.nobody" "$out.nokernel" "$out.noconfig"
 
 # 2. A guest that hangs is stopped by the per-guest timeout: 60 s, scaled
 # like the guests' own waits (on the debug kernel, under load, a guest

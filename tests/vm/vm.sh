@@ -53,6 +53,12 @@
 # that QEMU plugin (bench/insn/dt-insn.so: it writes the guest's
 # instruction counts to OUTDIR/NAME/insn.log; one vCPU), and with
 # DT_VM_PROFILE=1 its kernel profiles to OUTDIR/NAME/profile.N.
+# DT_VM_GUEST_CONFIG="NAME=CONFIG ..." boots each guest so named on
+# another kernel and root: the kernel image, initramfs, module tree and
+# root (DT_VM_ROOT) that CONFIG names, a config.sh such as
+# tests/vm/check-kernel.sh's (tests/vm/build-SUITE/tree/tests/vm/
+# config.sh): a Debian 13 guest in a chain of Debian 12 guests. The
+# other guests boot what the sourced config.sh names.
 #
 # Needs: tests/vm/config.sh sourced first (paths made by configure).
 
@@ -147,7 +153,7 @@ DT_ADDR6=$(vm_addr6 "$1")
 DT_SCRIPT='$3'
 DT_HOSTS='$vm_names'
 DT_HOSTS_LINES='$4'
-DT_MODTREE='$DT_VM_MODTREE'
+DT_MODTREE='$vm_g_modtree'
 DT_SRCDIR='$DT_SRCDIR'
 DT_BUILDDIR='$DT_BUILDDIR'
 DT_GUEST_TIMEOUT=${DT_VM_TIMEOUT:-600}
@@ -158,7 +164,35 @@ ENV
 	done
 }
 
-# vm_start INDEX NAME: boot one guest in the background.
+# vm_guest_boot NAME: what the guest boots, in vm_g_kernel, vm_g_initrd,
+# vm_g_modtree and vm_g_root (empty: this machine's): the sourced
+# config.sh's, or the one DT_VM_GUEST_CONFIG names for it. Fails, saying
+# why, if one is missing.
+vm_guest_boot() {
+	vm_g_kernel=$DT_KERNEL_IMAGE vm_g_initrd=$DT_VM_INITRAMFS
+	vm_g_modtree=$DT_VM_MODTREE vm_g_root=${DT_VM_ROOT:-}
+	_cf=
+	for _gc in ${DT_VM_GUEST_CONFIG:-}; do
+		[ "${_gc%%=*}" = "$1" ] && _cf=${_gc#*=}
+	done
+	if [ -n "$_cf" ]; then
+		[ -r "$_cf" ] || { echo "no $_cf (DT_VM_GUEST_CONFIG of $1)"; return 1; }
+		# shellcheck disable=SC1090
+		_vals=$(DT_VM_ROOT= ; . "$_cf"; printf '%s\n' "$DT_KERNEL_IMAGE" \
+			"$DT_VM_INITRAMFS" "$DT_VM_MODTREE" "${DT_VM_ROOT:-}") ||
+			{ echo "cannot read $_cf (DT_VM_GUEST_CONFIG of $1)"; return 1; }
+		vm_g_kernel=$(echo "$_vals" | sed -n 1p)
+		vm_g_initrd=$(echo "$_vals" | sed -n 2p)
+		vm_g_modtree=$(echo "$_vals" | sed -n 3p)
+		vm_g_root=$(echo "$_vals" | sed -n 4p)
+	fi
+	[ -r "$vm_g_kernel" ] || { echo "no kernel image $vm_g_kernel (Debian package: linux-image-amd64)"; return 1; }
+	[ -f "$vm_g_initrd" ] || { echo "$vm_g_initrd missing: run make check"; return 1; }
+	[ -d "$vm_g_modtree" ] || { echo "$vm_g_modtree missing: run make check"; return 1; }
+}
+
+# vm_start INDEX NAME: boot one guest in the background (vm_guest_boot
+# first).
 vm_start() {
 	_res=$vm_out/$2
 	_mac=$(printf '52:54:00:d7:00:%02x' "$(($1 + 1))")
@@ -166,7 +200,7 @@ vm_start() {
 	# Another release's root (check-kernel.sh's DT_VM_ROOT) is the
 	# guest's root; this machine's stays reachable as "host".
 	_host=
-	[ -z "${DT_VM_ROOT:-}" ] ||
+	[ -z "$vm_g_root" ] ||
 		_host="local,path=/,mount_tag=host,security_model=none,readonly=on,multidevs=remap"
 	[ -z "${DT_VM_PLUGIN:-}" ] ||
 		_plugin="file=$DT_VM_PLUGIN,out=$_res/insn.log${DT_VM_PROFILE:+,profile=$_res/profile}"
@@ -176,9 +210,9 @@ vm_start() {
 		-smp "${DT_VM_SMP:-2}" -nodefaults -display none -monitor none \
 		-no-reboot -pidfile "$_res/qemu.pid" \
 		-serial "file:$_res/console.log" \
-		-kernel "$DT_KERNEL_IMAGE" -initrd "$DT_VM_INITRAMFS" \
+		-kernel "$vm_g_kernel" -initrd "$vm_g_initrd" \
 		-append "console=ttyS0 panic=-1 panic_on_warn=1 oops=panic softlockup_panic=1 quiet ${DT_VM_APPEND:-}" \
-		-virtfs "local,path=${DT_VM_ROOT:-/},mount_tag=root,security_model=none,readonly=on,multidevs=remap" \
+		-virtfs "local,path=${vm_g_root:-/},mount_tag=root,security_model=none,readonly=on,multidevs=remap" \
 		${_host:+-virtfs "$_host"} \
 		-virtfs "local,path=$_res,mount_tag=results,security_model=none" \
 		-netdev "tap,id=n0,ifname=tap$1,script=no,downscript=no" \
@@ -200,9 +234,9 @@ vm_run() {
 	done
 	vm_clear || return 1
 	[ "$(id -u)" = 0 ] || { vm_fail "must run as root"; return 1; }
-	[ -r "$DT_KERNEL_IMAGE" ] || { vm_fail "no kernel image $DT_KERNEL_IMAGE (Debian package: linux-image-amd64)"; return 1; }
-	[ -f "$DT_VM_INITRAMFS" ] || { vm_fail "$DT_VM_INITRAMFS missing: run make check"; return 1; }
-	[ -d "$DT_VM_MODTREE" ] || { vm_fail "$DT_VM_MODTREE missing: run make check"; return 1; }
+	for _n in $vm_names; do
+		_why=$(vm_guest_boot "$_n") || { vm_fail "$_n: $_why"; return 1; }
+	done
 	vm_accel_args > /dev/null || { vm_fail "DT_VM_ACCEL must be tcg or kvm, not ${DT_VM_ACCEL:-}"; return 1; }
 
 	trap 'vm_cleanup; exit 130' INT TERM HUP
@@ -218,6 +252,7 @@ vm_run() {
 		_n=${_s%%=*}
 		_own=$_script
 		case $_s in *=*) _own=${_s#*=} ;; esac
+		vm_guest_boot "$_n" > /dev/null || { vm_fail "$_n: cannot boot"; return 1; }
 		vm_guest_env "$_i" "$_n" "$_own" "$_lines" > "$vm_out/$_n/.guest.env"
 		cp "$DT_SRCDIR/tests/vm/guest-init.sh" "$vm_out/$_n/.guest-init"
 		vm_tap_add "$_i" || { vm_fail "cannot create tap$_i"; return 1; }
