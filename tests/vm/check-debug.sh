@@ -115,21 +115,8 @@ build() {
 
 	# The shadow build folder.
 	t=$out/tree
-	mkdir -p "$t/tests/vm/build" "$t/tests/out" "$t/lttng-modules/build"
-	for d in tests/tools collector tests/fuzz; do
-		ln -sfn "$DT_BUILDDIR/$d" "$t/$d"
-	done
-	ln -sfn "$DT_BUILDDIR/tests/vm/build/nginx" "$t/tests/vm/build/nginx"
-	ln -sfn "$DT_BUILDDIR/tests/vm/build/redis" "$t/tests/vm/build/redis"
-	ln -sfn "$lm/src" "$t/lttng-modules/build/src"
-	{
-		echo "# Made by tests/vm/check-debug.sh: the harness on the debug kernel."
-		sed -e '/^DT_VM_INITRAMFS=/d' -e '/^DT_VM_MODTREE=/d' \
-			-e '/^DT_KERNEL_RELEASE=/d' -e '/^DT_KERNEL_IMAGE=/d' \
-			-e '/^DT_KERNEL_MODULES=/d' -e '/^DT_KERNEL_BUILD=/d' \
-			-e '/^DT_LTTNG_MODULES_SRC=/d' \
-			"$DT_BUILDDIR/tests/vm/config.sh"
-		cat <<EOF
+	DT_BUILDDIR=$DT_BUILDDIR sh "$DT_SRCDIR/tests/vm/shadow-tree.sh" "$t" "$lm/src" \
+		"tests/vm/check-debug.sh: the harness on the debug kernel." <<EOF
 DT_KERNEL_RELEASE='$rel'
 DT_KERNEL_IMAGE='$DT_DEBUG_IMAGE'
 DT_KERNEL_MODULES='$DT_DEBUG_MODULES'
@@ -151,8 +138,6 @@ DT_VM_DEBUG=1
 # in handle_edge_irq (seen once, at 2 s of boot, before any module).
 DT_VM_APPEND="acpi=noirq no5lvl \${DT_VM_APPEND:-}"
 EOF
-	} > "$t/tests/vm/config.sh.tmp"
-	mv "$t/tests/vm/config.sh.tmp" "$t/tests/vm/config.sh"
 	say "ready: DT_BUILDDIR=$t sh \$DT_SRCDIR/tests/kernel/t-NAME.sh"
 }
 
