@@ -34,7 +34,7 @@ if ! (grep -F "  $deb" "$srcdir/SHA256SUMS" | sha256sum -c --status) 2>/dev/null
 	err=$(sh "$srcdir/apt-download.sh" "lttng-modules-dkms=$debver") ||
 		die "cannot download lttng-modules-dkms=$debver ($err). If Debian" \
 		    "no longer serves this version, check the new one and update" \
-		    "SHA256SUMS, configure.ac and the patches."
+		    "SHA256SUMS, releases and the patches."
 	grep -F "  $deb" "$srcdir/SHA256SUMS" | sha256sum -c --status ||
 		die "$deb does not match the sha256 pinned in $srcdir/SHA256SUMS"
 fi

@@ -7,10 +7,12 @@
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-mkdir -p "$tmp/src/dtracer"
-cp "$DT_SRCDIR/configure" "$tmp/src/"
+mkdir -p "$tmp/src/dtracer" "$tmp/src/lttng-modules" "$tmp/src/tests/vm"
+cp "$DT_SRCDIR/configure" "$DT_SRCDIR/Makefile.in" "$tmp/src/"
 cp -r "$DT_SRCDIR/build-aux" "$tmp/src/"
 cp "$DT_SRCDIR/dtracer/main.c" "$tmp/src/dtracer/"
+cp "$DT_SRCDIR/lttng-modules/releases" "$tmp/src/lttng-modules/"
+cp "$DT_SRCDIR/tests/vm/config.sh.in" "$tmp/src/tests/vm/"
 
 # expect_error DESC TEXT [VAR=VALUE...] -- [CONFIGURE ARGS...]
 expect_error() {
@@ -64,4 +66,53 @@ expect_error "a missing tool names its package (qemu-system-x86)" \
 	"(Debian package: qemu-system-x86)" ac_cv_path_QEMU=/nonexistent/qemu-system-x86_64 --
 expect_error "a --with-kernel-private without the headers is refused" \
 	"no mm/slab.h there" -- --with-kernel-private=/nonexistent
+
+# The fork's lttng-modules follows the Debian release of the kernel:
+# kernel build folders of a given release (a Makefile and the release in
+# utsrelease.h are all configure reads of them), private headers given.
+# fake_kernel RELEASE: such a folder, in $tmp/k-RELEASE.
+fake_kernel() {
+	mkdir -p "$tmp/k-$1/include/generated" "$tmp/private/mm"
+	touch "$tmp/k-$1/Makefile" "$tmp/private/mm/slab.h"
+	echo "#define UTS_RELEASE \"$1\"" > "$tmp/k-$1/include/generated/utsrelease.h"
+}
+# expect_fork DESC KERNEL_RELEASE VERSION [CONFIGURE ARGS...]
+expect_fork() {
+	desc=$1 krel=$2 want=$3
+	shift 3
+	fake_kernel "$krel"
+	# A cache of the compiler and library checks these runs share.
+	out=$(cd "$tmp/src" && ./configure -q --cache-file="$tmp/fork.cache" --with-kernel="$tmp/k-$krel" \
+		--with-kernel-private="$tmp/private" --disable-vm-tests "$@" 2>&1)
+	rc=$?
+	got=$(sed -n "s/^DT_LTTNG_MODULES_VERSION='\(.*\)'$/\1/p" "$tmp/src/tests/vm/config.sh" 2>/dev/null)
+	rm -f "$tmp/src/tests/vm/config.sh"
+	tap_result "$([ "$rc" = 0 ] && [ "$got" = "$want" ]; echo $?)" "$desc"
+	[ "$rc" = 0 ] && [ "$got" = "$want" ] ||
+		printf '%s\n' "exit $rc, lttng-modules '$got'; output:" "$out" | tail -n 5 | tap_diag_stdin
+}
+expect_fork "Debian 13's kernel (6.12.118+deb13-amd64) gets trixie's lttng-modules 2.13.18" \
+	6.12.118+deb13-amd64 2.13.18
+expect_fork "Debian 12's kernel (6.1.0-56-amd64) gets bookworm's lttng-modules 2.13.9" \
+	6.1.0-56-amd64 2.13.9
+expect_fork "Debian 13's 6.12 in Debian 12's backports (6.12.95+bpo-amd64) gets 2.13.18 too" \
+	6.12.95+bpo-amd64 2.13.18
+expect_fork "--with-debian-release=bookworm overrides the kernel's name" \
+	6.12.118+deb13-amd64 2.13.9 --with-debian-release=bookworm
+machine=$(. /etc/os-release && echo "$VERSION_CODENAME")
+want=$(grep "^$machine " "$DT_SRCDIR/lttng-modules/releases" | cut -d' ' -f2)
+if [ -n "$want" ]; then
+	expect_fork "a kernel of no known release gets this machine's ($machine: $want)" \
+		6.6.3-amd64 "$want"
+else
+	fake_kernel 6.6.3-amd64
+	expect_error "a kernel of no known release on a machine of none ($machine) is refused" \
+		"pass --with-debian-release=NAME" -- --with-kernel="$tmp/k-6.6.3-amd64" \
+		--with-kernel-private="$tmp/private" --disable-vm-tests
+fi
+fake_kernel 6.12.95+bpo-amd64
+expect_error "an unknown --with-debian-release is refused, naming the known ones" \
+	"pass --with-debian-release=NAME, one of: bookworm trixie" -- \
+	--with-kernel="$tmp/k-6.12.95+bpo-amd64" --with-kernel-private="$tmp/private" \
+	--disable-vm-tests --with-debian-release=sid
 tap_done
