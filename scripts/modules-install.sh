@@ -51,14 +51,19 @@ install)
 	install -m 0644 "$dtracer" "$destdir/$ours.tmp/"
 	# shellcheck disable=SC2086
 	install -m 0644 $kos "$probe" "$destdir/$ours.tmp/lttng/"
+	# depmod reads an override's kernel version as a regular expression
+	# (ERE) and its configuration parser drops backslashes: a release's
+	# dots and plus signs (6.12.118+deb13-amd64: "8+" is "one or more
+	# 8") go in brackets, and the whole is anchored.
+	relre=^$(printf '%s' "$rel" | sed 's/[.+*?(){}|$]/[&]/g')\$
 	{
 		echo "# dtracer (make install): the fork of lttng-modules in"
-		echo "# /lib/modules/$rel/$ours/lttng wins over other copies."
+		echo "# /$ours/lttng wins over other copies."
 		for f in $kos "$probe"; do
 			m=$(basename "$f" .ko)
-			echo "override $m $rel extra/dtracer/lttng"
+			echo "override $m $relre extra/dtracer/lttng"
 		done
-		echo "override dtracer $rel extra/dtracer"
+		echo "override dtracer $relre extra/dtracer"
 	} > "$destdir/$conf.tmp"
 	# Everything in place, then switched in: no half-installed tree.
 	rm -rf "$destdir/$ours"

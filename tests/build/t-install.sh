@@ -57,9 +57,14 @@ tap_result $([ -n "$so" ] && grep -q 'filter.dtracer.sync' "$out/plugins.txt" &&
 	grep -q 'filter.dtracer.dedup' "$out/plugins.txt"; echo $?) \
 	"the babeltrace2 plugin: ${so#"$d"}, with flt.dtracer.sync and flt.dtracer.dedup"
 
+# The override's kernel version is a regular expression to depmod: it
+# must match this release, whole, and no other.
 conf=$mroot/etc/depmod.d/dtracer.conf
-tap_result $(grep -q "^override lttng-tracer $rel extra/dtracer/lttng$" "$conf" 2>/dev/null; echo $?) \
-	"etc/depmod.d/dtracer.conf overrides lttng-tracer for $rel"
+pat=$(awk '$1 == "override" && $2 == "lttng-tracer" && $4 == "extra/dtracer/lttng" { print $3 }' "$conf" 2>/dev/null)
+tap_result $([ -n "$pat" ] && echo "$rel" | grep -q -E -x -e "$pat" &&
+	! echo "${rel}x" | grep -q -E -e "$pat" &&
+	! echo "$rel" | sed 's/\./x/' | grep -q -E -e "$pat"; echo $?) \
+	"etc/depmod.d/dtracer.conf overrides lttng-tracer for $rel (${pat:-none}), only there"
 
 # depmod on a copy of this kernel's module tree, with our modules and a
 # stand-in for lttng-modules-dkms's: which lttng-tracer.ko does it pick?
