@@ -43,13 +43,17 @@ say() {
 command -v debootstrap > /dev/null ||
 	die "debootstrap is missing (Debian package: debootstrap)"
 
-# What the guests run (the tests' and the demo's tools) and what building
+# What the guests run (the tests' and the demo's tools), what building
 # modules needs (gcc-14 for trixie's kernel, pahole for module BTF,
-# the kbuild tools' libraries).
+# the kbuild tools' libraries), and what building and installing all of
+# dtracer there needs (a Debian 13 build machine: tests/vm/check-kernel.sh
+# install; the -dev packages, dkms, man for t-install.sh).
 pkgs="kmod iproute2 procps util-linux psmisc coreutils findutils grep sed
 mawk gzip xz-utils lttng-tools babeltrace2 tcpdump curl python3 socat
 iperf3 ethtool ca-certificates busybox libglib2.0-0t64 libjson-c5 libpcap0.8t64
-make gcc-14 libc6-dev patch pahole libelf1t64 libssl3t64 zlib1g"
+make gcc-14 gcc libc6-dev patch pahole libelf1t64 libssl3t64 zlib1g
+pkg-config libbabeltrace2-dev libglib2.0-dev libjson-c-dev libpcap-dev dkms
+man-db groff-base file"
 
 # The mirror this machine's apt uses (deb822 or one-line sources).
 mirror=$(sed -n 's/^URIs: *\(http[^ ]*\/debian\)$/\1/p' \

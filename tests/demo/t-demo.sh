@@ -7,12 +7,14 @@
 # tree and not in the trace at all; nginx and python3 traced exactly the
 # flagged requests of the more they served, as the demo prints; the
 # clocks of the linked hosts align accurately; the page and the Perfetto
-# trace it names are there and hold every span.
+# trace it names are there and hold every span. DT_TEST_OUT: the
+# results folder (tests/vm/t-release.sh's mixed run), default
+# DT_BUILDDIR/tests/out/demo.
 . "$DT_BUILDDIR/tests/vm/config.sh"
 . "$DT_SRCDIR/tests/vm/tap.sh"
 . "$DT_SRCDIR/tests/vm/vm.sh"
 
-out=$DT_BUILDDIR/tests/out/demo
+out=${DT_TEST_OUT:-$DT_BUILDDIR/tests/out/demo}
 dtracer=$DT_BUILDDIR/collector/dtracer
 n_req=6
 rm -rf "$out"

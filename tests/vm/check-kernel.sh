@@ -13,6 +13,14 @@
 #                                     initramfs, the shadow build folder
 #   check-kernel.sh run TEST...       run these t-*.sh there; fail on any
 #                                     "not ok"
+#   check-kernel.sh install TEST...   that release as the build machine:
+#                                     this source (make distdir) configured
+#                                     in the root (configure picks the
+#                                     release's lttng-modules itself),
+#                                     built, then make check TESTS="TEST..."
+#                                     there (tests/build/t-install.sh: make
+#                                     install, DKMS); OUT/install/, its
+#                                     logs there; fails on a failed step
 #
 # SOURCE...: the files of dtracer/ and probes/ that Kbuild needs (the
 # Makefile's dtracer_sources and probes_sources), linked into OUT.
@@ -137,22 +145,8 @@ build() {
 
 	# The shadow build folder.
 	t=$out/tree
-	mkdir -p "$t/tests/vm/build" "$t/tests/out" "$t/lttng-modules/build"
-	for d in tests/tools collector tests/fuzz; do
-		ln -sfn "$DT_BUILDDIR/$d" "$t/$d"
-	done
-	ln -sfn "$DT_BUILDDIR/tests/vm/build/nginx" "$t/tests/vm/build/nginx"
-	ln -sfn "$DT_BUILDDIR/tests/vm/build/redis" "$t/tests/vm/build/redis"
-	ln -sfn "$lm/src" "$t/lttng-modules/build/src"
-	{
-		echo "# Made by tests/vm/check-kernel.sh: the harness on $suite's kernel and root."
-		sed -e '/^DT_VM_INITRAMFS=/d' -e '/^DT_VM_MODTREE=/d' \
-			-e '/^DT_KERNEL_RELEASE=/d' -e '/^DT_KERNEL_IMAGE=/d' \
-			-e '/^DT_KERNEL_MODULES=/d' -e '/^DT_KERNEL_BUILD=/d' \
-			-e '/^DT_LTTNG_MODULES_/d' -e '/^DT_KERNEL_PRIVATE=/d' \
-			-e '/^\[ "$DT_KERNEL_PRIVATE" = download \]/,+1d' \
-			"$DT_BUILDDIR/tests/vm/config.sh"
-		cat <<EOF
+	DT_BUILDDIR=$DT_BUILDDIR sh "$DT_SRCDIR/tests/vm/shadow-tree.sh" "$t" "$lm/src" \
+		"tests/vm/check-kernel.sh: the harness on $suite's kernel and root." <<EOF
 DT_KERNEL_RELEASE='$rel'
 DT_KERNEL_IMAGE='$KERNEL_IMAGE'
 DT_KERNEL_MODULES='$KERNEL_MODULES'
@@ -166,8 +160,6 @@ DT_LTTNG_MODULES_DEB_VERSION='$lmdeb'
 # The guests' root: $suite's, not this machine's.
 DT_VM_ROOT='$root'
 EOF
-	} > "$t/tests/vm/config.sh.tmp"
-	mv "$t/tests/vm/config.sh.tmp" "$t/tests/vm/config.sh"
 	say "ready: DT_BUILDDIR=$t sh \$DT_SRCDIR/tests/kernel/t-NAME.sh"
 }
 
@@ -197,8 +189,26 @@ run() {
 	[ -z "$failed" ] || die "failed:$failed"
 }
 
+install() {
+	i=$out/install
+	kp=$out/kernel-private
+	[ -f "$kp/.version" ] || die "run 'check-kernel.sh build' first"
+	rm -rf "$i"
+	mkdir -p "$i"
+	say "this source (make distdir) into $i/src"
+	make -C "$DT_BUILDDIR" distdir distdir="$i/src" > "$i/distdir.log" 2>&1 ||
+		{ tail -n 20 "$i/distdir.log" >&2; die "make distdir failed (log: $i/distdir.log)"; }
+	say "configure, make, make check TESTS='$*' in the $suite root (logs: $i/)"
+	in_root "$i/configure.log" sh -c "cd '$i/src' && ./configure \
+		--with-kernel='$KERNEL_BUILD' --with-kernel-private='$kp' \
+		--with-kernel-modules='$KERNEL_MODULES' --disable-vm-tests"
+	in_root "$i/make.log" make -C "$i/src" -j2
+	in_root "$i/check.log" env CI="${CI:-}" make -j2 -C "$i/src" check TESTS="$*"
+}
+
 case $cmd in
 build) build "$@" ;;
 run) run "$@" ;;
-*) die "usage: check-kernel.sh build SOURCE... | run TEST..." ;;
+install) install "$@" ;;
+*) die "usage: check-kernel.sh build SOURCE... | run TEST... | install TEST..." ;;
 esac

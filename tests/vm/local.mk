@@ -81,7 +81,7 @@ clean-check-debug:
 # %reldir%/build-SUITE/ and runs the tests with guests that boot that
 # kernel on that root. The normal build and %reldir%/build/ are left alone.
 # ----------------------------------------------------------------------
-EXTRA_DIST += %reldir%/check-kernel.sh %reldir%/t-release.sh
+EXTRA_DIST += %reldir%/check-kernel.sh %reldir%/t-release.sh %reldir%/shadow-tree.sh
 DEBIAN_SUITE = trixie
 SUITE_TESTS = $(kernel_tests)
 $(VM_BUILD)/$(DEBIAN_SUITE)/stamp: $(srcdir)/scripts/debian-root.sh
@@ -92,12 +92,14 @@ $(VM_BUILD)/$(DEBIAN_SUITE)/stamp: $(srcdir)/scripts/debian-root.sh
 # module, their module tree and initramfs, the shadow build folder.
 SUITE_BUILD = %reldir%/build-$(DEBIAN_SUITE)
 $(SUITE_BUILD)/built.stamp: $(VM_BUILD)/$(DEBIAN_SUITE)/stamp \
-		$(srcdir)/tests/vm/check-kernel.sh $(srcdir)/tests/vm/mkmodtree.sh \
+		$(srcdir)/tests/vm/check-kernel.sh $(srcdir)/tests/vm/shadow-tree.sh \
+		$(srcdir)/tests/vm/mkmodtree.sh \
 		$(srcdir)/tests/vm/mkinitramfs.sh $(srcdir)/tests/vm/initramfs-init \
 		$(dtracer_sources:%=$(srcdir)/%) $(probes_sources:%=$(srcdir)/%) \
 		$(srcdir)/lttng-modules/releases $(srcdir)/lttng-modules/SHA256SUMS \
 		$(srcdir)/lttng-modules/prepare.sh $(srcdir)/lttng-modules/patches/series \
 		$(lttng_patches:%=$(srcdir)/lttng-modules/patches/%) \
+		$(lttng_version_patches:%=$(srcdir)/lttng-modules/patches/%) \
 		%reldir%/config.sh
 	$(AM_V_GEN)DT_SRCDIR='$(abs_top_srcdir)' DT_BUILDDIR='$(abs_top_builddir)' \
 		DT_SUITE='$(DEBIAN_SUITE)' BUSYBOX='$(BUSYBOX)' \
@@ -109,12 +111,23 @@ check_DATA += $(SUITE_BUILD)/built.stamp
 TESTS += %reldir%/t-release.sh
 endif
 # make check's part on that release (tests/vm/t-release.sh): the tests
-# that matter most; make check-kernel runs them all.
+# that matter most (make check-kernel runs them all), then the mixed
+# runs: TEST:GUEST,... with those guests on that release, the others on
+# this build's (a Debian 12 and a Debian 13 host in one request). The
+# demo runs mixed only (nginx and the collector on Debian 13): curl's
+# and python3's roles are t-chain's client and server there, and make
+# check-kernel runs the demo all on Debian 13.
 RELEASE_TESTS = tests/kernel/t-chain.sh tests/kernel/t-events.sh \
-	tests/kernel/t-gate.sh tests/demo/t-demo.sh
+	tests/kernel/t-gate.sh
+MIXED_TESTS = tests/kernel/t-chain.sh:dt-b \
+	tests/demo/t-demo.sh:dt-proxy,dt-collector
+# ... and that release as the build machine: these tests run by make
+# check in a tree configured and built inside its root.
+INSTALL_TESTS = tests/build/t-install.sh
 AM_TESTS_ENVIRONMENT += DT_SUITE='$(DEBIAN_SUITE)' \
-	DT_RELEASE_TESTS='$(RELEASE_TESTS)'; \
-	export DT_SUITE DT_RELEASE_TESTS;
+	DT_RELEASE_TESTS='$(RELEASE_TESTS)' DT_MIXED_TESTS='$(MIXED_TESTS)' \
+	DT_INSTALL_TESTS='$(INSTALL_TESTS)'; \
+	export DT_SUITE DT_RELEASE_TESTS DT_MIXED_TESTS DT_INSTALL_TESTS;
 check-kernel: %reldir%/config.sh $(check_PROGRAMS) $(bin_PROGRAMS) \
 		$(bt2plugin_LTLIBRARIES) $(VM_BUILD)/nginx.stamp \
 		$(VM_BUILD)/redis.stamp $(SUITE_BUILD)/built.stamp
