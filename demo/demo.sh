@@ -13,7 +13,10 @@
 # view and a Perfetto trace. See demo/guest-demo.sh for the guests.
 #
 # Settings: DT_DEMO_OUT (folder, default BUILDDIR/demo-out),
-# DT_DEMO_REQUESTS (default 20).
+# DT_DEMO_REQUESTS (default 20), DT_DEMO_SUITE (trixie: the guests boot
+# that Debian release's kernel and root, tests/vm/build-SUITE/, as make
+# check-kernel builds them) and DT_DEMO_SUITE_HOSTS (only these guests
+# then; default all four).
 set -u
 . "$DT_BUILDDIR/tests/vm/config.sh"
 . "$DT_SRCDIR/tests/vm/tap.sh"
@@ -36,7 +39,29 @@ fail() {
 
 mkdir -p "$out" || fail "cannot create $out"
 out=$(cd "$out" && pwd)
-step "booting 4 guests (Debian's kernel $DT_KERNEL_RELEASE under QEMU, TCG):"
+# Guests on another Debian release (vm.sh's DT_VM_GUEST_CONFIG).
+kernels="Debian's kernel $DT_KERNEL_RELEASE"
+if [ -n "${DT_DEMO_SUITE:-}" ]; then
+	sconf=$DT_BUILDDIR/tests/vm/build-$DT_DEMO_SUITE/tree/tests/vm/config.sh
+	[ -f "$sconf" ] ||
+		fail "nothing built for $DT_DEMO_SUITE ($sconf): make demo DEMO_SUITE=trixie builds Debian 13's, the other release make knows"
+	srel=$(. "$sconf"; echo "$DT_KERNEL_RELEASE")
+	DT_VM_GUEST_CONFIG=
+	for h in ${DT_DEMO_SUITE_HOSTS:-$hosts}; do
+		case " $hosts " in
+		*" $h "*) ;;
+		*) fail "DT_DEMO_SUITE_HOSTS: no guest $h (the guests: $hosts)" ;;
+		esac
+		DT_VM_GUEST_CONFIG="$DT_VM_GUEST_CONFIG${DT_VM_GUEST_CONFIG:+ }$h=$sconf"
+	done
+	export DT_VM_GUEST_CONFIG
+	if [ -z "${DT_DEMO_SUITE_HOSTS:-}" ]; then
+		kernels="$DT_DEMO_SUITE's kernel $srel and root"
+	else
+		kernels="$DT_DEMO_SUITE's kernel $srel and root on $DT_DEMO_SUITE_HOSTS, $kernels on the others"
+	fi
+fi
+step "booting 4 guests ($kernels under QEMU, TCG):"
 echo "  dt-client (curl, flagged) -> dt-proxy (nginx) -> dt-backend (python3 http.server);"
 echo "  dt-client's bg-curl (unflagged) through the same nginx and python3;"
 echo "  dt-collector (lttng-relayd); more unflagged background traffic on every host"
