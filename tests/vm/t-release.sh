@@ -1,16 +1,16 @@
 #!/bin/sh
-# make check on the other Debian release. First the kernel tests that
-# matter most (DT_RELEASE_TESTS: the chain, the gate, dtracer's events,
-# the demo) on Debian 13's kernel and user space, as tests/vm/
-# check-kernel.sh runs them (make check-kernel runs the whole list).
-# Then mixed runs (DT_MIXED_TESTS, "TEST:GUEST,..." each): TEST on this
-# build with the guests named booting Debian 13 (vm.sh's
-# DT_VM_GUEST_CONFIG) and the others Debian 12, one request crossing
-# both; each guest must have run the kernel it was given. Between the
-# two, DT_INSTALL_TESTS with Debian 13 as the build machine (below).
-# make check built what the guests boot (tests/vm/build-SUITE/). Each test's points are
-# told here as "[SUITE] t-NAME: ..." or "[mixed] t-NAME: ...", with its
-# diagnostics.
+# make check on the other Debian release, in three parts:
+# 1. the kernel tests that matter most (DT_RELEASE_TESTS: the chain, the
+#    gate, dtracer's events) on Debian 13's kernel and user space, as
+#    tests/vm/check-kernel.sh runs them (make check-kernel runs them all);
+# 2. Debian 13 as the build machine (DT_INSTALL_TESTS, below);
+# 3. mixed runs (DT_MIXED_TESTS, "TEST:GUEST,..." each): TEST on this
+#    build with the guests named booting Debian 13 (vm.sh's
+#    DT_VM_GUEST_CONFIG) and the others Debian 12, one request crossing
+#    both; each guest must have run the kernel it was given.
+# make check built what the guests boot (tests/vm/build-SUITE/). Each
+# test's points are told here as "[SUITE] t-NAME: ...", "[SUITE build]
+# t-NAME: ..." or "[mixed] t-NAME: ...", with its diagnostics.
 . "$DT_SRCDIR/tests/vm/tap.sh"
 . "$DT_BUILDDIR/tests/vm/config.sh"
 
