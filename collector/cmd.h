@@ -9,6 +9,7 @@ int dt_cmd_stop(int argc, char **argv);
 int dt_cmd_requests(int argc, char **argv);
 int dt_cmd_view(int argc, char **argv);
 int dt_cmd_export(int argc, char **argv);
+int dt_cmd_watch(int argc, char **argv);
 
 #include <stdint.h>
 

@@ -86,6 +86,9 @@ int dt_classes_load(struct dt_classes *c, GError **error)
 	}
 	c->src_ctf_fs = bt_plugin_borrow_source_component_class_by_name_const(
 		c->ctf, "fs");
+	c->src_lttng_live =
+		bt_plugin_borrow_source_component_class_by_name_const(
+			c->ctf, "lttng-live");
 	c->sink_ctf_fs = bt_plugin_borrow_sink_component_class_by_name_const(
 		c->ctf, "fs");
 	c->muxer = bt_plugin_borrow_filter_component_class_by_name_const(

@@ -21,6 +21,7 @@
 struct dt_classes {
 	const bt_plugin *ctf, *utils, *text;
 	const bt_component_class_source *src_ctf_fs;
+	const bt_component_class_source *src_lttng_live;	/* may be NULL */
 	const bt_component_class_filter *muxer, *dedup;
 	const bt_component_class_sink *sink_ctf_fs, *pretty, *dummy;
 	struct dt_flt_dedup_run *dedup_run;

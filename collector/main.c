@@ -9,6 +9,7 @@
  *   dtracer requests  the traced requests of a merged trace
  *   dtracer view      them as one HTML page
  *   dtracer export    them as Perfetto or OpenTelemetry JSON
+ *   dtracer watch     the requests of live sessions, as they complete
  */
 #include <stdio.h>
 #include <string.h>
@@ -32,7 +33,9 @@ static int usage(FILE *f)
 		"  view -o PAGE.html [--title TEXT] MERGED\n"
 		"                                      the requests as one HTML page\n"
 		"  export --format perfetto|otlp [--request ID] [-o FILE] MERGED\n"
-		"                                      Perfetto or OpenTelemetry JSON\n");
+		"                                      Perfetto or OpenTelemetry JSON\n"
+		"  watch [--tree] [--timeout DURATION] [--html FILE] COLLECTOR[:PORT]\n"
+		"                                      the requests of live sessions, as they end\n");
 	return f == stdout ? 0 : 2;
 }
 
@@ -54,6 +57,8 @@ int main(int argc, char **argv)
 		return dt_cmd_requests(argc - 1, argv + 1);
 	if (!strcmp(cmd, "view"))
 		return dt_cmd_view(argc - 1, argv + 1);
+	if (!strcmp(cmd, "watch"))
+		return dt_cmd_watch(argc - 1, argv + 1);
 	if (!strcmp(cmd, "export"))
 		return dt_cmd_export(argc - 1, argv + 1);
 	if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help"))

@@ -275,6 +275,7 @@ static int record_usage(FILE *f)
 		"[--profile minimal|default|full] [--gate global|thread|off]\n"
 		"       [--slower-than DURATION] [--subbuf-size SIZE] "
 		"[--num-subbuf COUNT]\n"
+		"       [--live[=PERIOD]]\n"
 		"  Create an LTTng kernel session streaming to HOST's lttng-relayd\n"
 		"  (lttng create --set-url=net://HOST), enable the profile's events\n"
 		"  (minimal: dtracer's; default: + scheduling, system calls and\n"
@@ -290,7 +291,11 @@ static int record_usage(FILE *f)
 		"  dtracer-NAME-answer on a client (dtracer_answer).\n"
 		"  --subbuf-size SIZE, --num-subbuf COUNT: the kernel channel's\n"
 		"  ring buffers (per CPU; LTTng's default 4 x 1M), e.g. to keep a\n"
-		"  longer past in a flight recorder's snapshots.\n");
+		"  longer past in a flight recorder's snapshots.\n"
+		"  --live[=PERIOD]: a live session (lttng create --live): the\n"
+		"  tracers flush to HOST at least every PERIOD (default 1s), so\n"
+		"  that `dtracer watch HOST` follows it as it records. Not with\n"
+		"  --slower-than: snapshots are not live.\n");
 	return f == stdout ? 0 : 2;
 }
 
@@ -344,6 +349,7 @@ struct record_opts {
 	const char *collector, *session, *gate, *subbuf, *nsubbuf;
 	const struct profile *prof;
 	uint64_t slower;	/* --slower-than in ns; 0: streaming */
+	uint64_t live_us;	/* --live: the live timer; 0: not live */
 };
 
 static const struct option record_longopts[] = {
@@ -354,6 +360,7 @@ static const struct option record_longopts[] = {
 	{ "slower-than", required_argument, NULL, 't' },
 	{ "subbuf-size", required_argument, NULL, 'S' },
 	{ "num-subbuf", required_argument, NULL, 'N' },
+	{ "live", optional_argument, NULL, 'L' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -385,6 +392,15 @@ static int record_option(struct record_opts *o, int c, const char *arg)
 		if (!valid_size(arg, 0)) {
 			fprintf(stderr, "dtracer record: --num-subbuf: `%s` is "
 				"not a count (e.g. 8)\n", arg);
+			return 2;
+		}
+		return 0;
+	case 'L':
+		o->live_us = arg ? dt_parse_duration(arg) / 1000 : 1000000;
+		if (!o->live_us) {
+			fprintf(stderr, "dtracer record: --live=PERIOD: `%s` is "
+				"not a duration of 1us or more (e.g. 1s, "
+				"200ms)\n", arg);
 			return 2;
 		}
 		return 0;
@@ -456,6 +472,13 @@ static int record_validate(const struct record_opts *o)
 	if (!o->collector || !valid_name(o->collector)) {
 		fprintf(stderr, "dtracer record: --collector HOST is required "
 			"(a host name or address)\n");
+		return 2;
+	}
+	if (o->live_us && o->slower) {
+		fprintf(stderr, "dtracer record: --live and --slower-than "
+			"together: a flight recorder's snapshots are not "
+			"live (LTTng has no live snapshot session); `dtracer "
+			"watch` does not see them\n");
 		return 2;
 	}
 	if (!valid_name(o->session)) {
@@ -558,9 +581,11 @@ static void record_say(const struct record_opts *o)
 		       o->session, o->session, o->collector,
 		       (unsigned long long)o->slower, o->session);
 	else
-		printf("recording: session %s (profile %s) streams to %s; "
+		printf("recording: session %s (profile %s) streams to %s%s; "
 		       "`dtracer stop --session %s` ends it\n", o->session,
-		       o->prof->name, o->collector, o->session);
+		       o->prof->name, o->collector, o->live_us ?
+		       " live (`dtracer watch` there shows its requests)" : "",
+		       o->session);
 }
 
 /*
@@ -573,10 +598,14 @@ static int record_session(const struct record_opts *o)
 {
 	char url[256];
 	size_t triggered = 0;
+	char live[64];
 
 	snprintf(url, sizeof(url), "--set-url=net://%s", o->collector);
-	if (lttng("create", o->session, o->slower ? "--snapshot" : url,
-		  o->slower ? url : NULL, NULL))
+	snprintf(live, sizeof(live), "--live=%llu",
+		 (unsigned long long)o->live_us);
+	if (lttng("create", o->session,
+		  o->slower ? "--snapshot" : o->live_us ? live : url,
+		  o->slower || o->live_us ? url : NULL, NULL))
 		return 1;
 	if ((custom_channel(o) && record_channel(o)) || record_events(o) ||
 	    record_contexts(o))

@@ -74,9 +74,26 @@ static const char *hop(const struct dt_rq_model *m,
 	return buf;
 }
 
+void dt_rq_print_head(FILE *f)
+{
+	fprintf(f, "%4s  %-20s  %10s  %5s  %5s  %-24s  %s\n", "ID",
+		"START", "DURATION", "HOSTS", "SPANS", "ROOT", "CRITICAL HOP");
+}
+
+void dt_rq_print_row(const struct dt_rq_model *m, int request, int id,
+		     FILE *f)
+{
+	const struct dt_rq_request *r = &m->requests[request];
+	char a[32], b[32], w[128], h[200];
+
+	fprintf(f, "%4d  %-20s  %10s  %5d  %5d  %-24s  %s\n", id,
+		stamp(r->start_ns, a), dur(r->end_ns - r->start_ns, b),
+		r->n_hosts, r->n_spans, who(m, r->root, w), hop(m, r, h));
+}
+
 int dt_rq_print_table(const struct dt_rq_model *m, int64_t min_ns, FILE *f)
 {
-	char a[32], b[32], w[128], h[200];
+	char a[32];
 	int i, shown = 0;
 
 	for (i = 0; i < m->n_requests; i++)
@@ -91,19 +108,11 @@ int dt_rq_print_table(const struct dt_rq_model *m, int64_t min_ns, FILE *f)
 	if (min_ns > 0)
 		fprintf(f, "\n# %d of them took %s or more", shown,
 			dur(min_ns, a));
-	fprintf(f, "\n%4s  %-20s  %10s  %5s  %5s  %-24s  %s\n", "ID",
-		"START", "DURATION", "HOSTS", "SPANS", "ROOT", "CRITICAL HOP");
-	for (i = 0; i < m->n_requests; i++) {
-		const struct dt_rq_request *r = &m->requests[i];
-
-		if (r->end_ns - r->start_ns < min_ns)
-			continue;
-
-		fprintf(f, "%4d  %-20s  %10s  %5d  %5d  %-24s  %s\n", r->id,
-			stamp(r->start_ns, a), dur(r->end_ns - r->start_ns, b),
-			r->n_hosts, r->n_spans, who(m, r->root, w),
-			hop(m, r, h));
-	}
+	fputc('\n', f);
+	dt_rq_print_head(f);
+	for (i = 0; i < m->n_requests; i++)
+		if (m->requests[i].end_ns - m->requests[i].start_ns >= min_ns)
+			dt_rq_print_row(m, i, m->requests[i].id, f);
 	fflush(f);
 	return ferror(f) ? -1 : 0;
 }
@@ -173,6 +182,16 @@ static void print_span(const struct dt_rq_model *m,
 
 int dt_rq_print_tree(const struct dt_rq_model *m, int request, FILE *f)
 {
+	if (request < 0 || request >= m->n_requests) {
+		errno = ERANGE;
+		return -1;
+	}
+	return dt_rq_print_tree_as(m, request, m->requests[request].id, f);
+}
+
+int dt_rq_print_tree_as(const struct dt_rq_model *m, int request, int id,
+			FILE *f)
+{
 	const struct dt_rq_request *r;
 	char a[32], b[32], w[128], h[200];
 	int i;
@@ -183,7 +202,7 @@ int dt_rq_print_tree(const struct dt_rq_model *m, int request, FILE *f)
 	}
 	r = &m->requests[request];
 	fprintf(f, "request %d: %s, start %s, duration %s, %d host%s, "
-		"%d span%s, %d message%s\ncritical hop: %s\n", r->id,
+		"%d span%s, %d message%s\ncritical hop: %s\n", id,
 		who(m, r->root, w), stamp(r->start_ns, a),
 		dur(r->end_ns - r->start_ns, b), r->n_hosts,
 		r->n_hosts == 1 ? "" : "s", r->n_spans,

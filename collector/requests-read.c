@@ -2,7 +2,8 @@
  * Reading a merged trace into the requests builder: src.ctf.fs per trace
  * -> flt.utils.muxer -> a sink of ours that turns each event into a
  * struct dt_rq_event (requests.h). Timestamps are the traces' clocks
- * from origin: after `dtracer merge`, the aligned ones.
+ * from origin: after `dtracer merge`, the aligned ones. Decoding one
+ * event is shared with the live watcher (requests-read.h).
  */
 #define _DEFAULT_SOURCE
 #include <errno.h>
@@ -15,7 +16,7 @@
 #include "error-bt.h"
 #include "graph.h"
 #include "marks-read.h"
-#include "requests.h"
+#include "requests-read.h"
 
 struct reader {
 	struct dt_rq_builder *b;
@@ -56,9 +57,9 @@ static enum dt_rq_event_kind kind_of_name(const char *n)
 	return DT_RQ_EV_OTHER;
 }
 
-static int kind_of(struct reader *r, const bt_event_class *ec)
+static int kind_of(GHashTable *kinds, const bt_event_class *ec)
 {
-	gpointer v = g_hash_table_lookup(r->kinds, ec);
+	gpointer v = g_hash_table_lookup(kinds, ec);
 	const char *n;
 	int k;
 
@@ -66,8 +67,20 @@ static int kind_of(struct reader *r, const bt_event_class *ec)
 		return GPOINTER_TO_INT(v) - 1;
 	n = bt_event_class_get_name(ec);
 	k = n ? (int)kind_of_name(n) : DT_RQ_EV_OTHER;
-	g_hash_table_insert(r->kinds, (gpointer)ec, GINT_TO_POINTER(k + 1));
+	bt_event_class_get_ref(ec);	/* dropped with the table */
+	g_hash_table_insert(kinds, (gpointer)ec, GINT_TO_POINTER(k + 1));
 	return k;
+}
+
+static void put_event_class(gpointer ec)
+{
+	bt_event_class_put_ref(ec);
+}
+
+GHashTable *dt_rq_kinds_new(void)
+{
+	return g_hash_table_new_full(g_direct_hash, g_direct_equal,
+				     put_event_class, NULL);
 }
 
 static int host_of(struct reader *r, const bt_trace *t)
@@ -157,36 +170,46 @@ static int read_payload(const bt_event *e, const char *name,
 	}
 }
 
-static int add_event(struct reader *r, const bt_message *msg)
+int dt_rq_decode(GHashTable *kinds, const bt_message *msg,
+		 struct dt_rq_event *ev)
 {
 	const bt_event *e = bt_message_event_borrow_event_const(msg);
 	const bt_event_class *ec = bt_event_borrow_class_const(e);
-	const bt_trace *t = bt_stream_borrow_trace_const(
-		bt_event_borrow_stream_const(e));
 	const bt_clock_snapshot *cs;
 	const bt_field *ctx = bt_event_borrow_common_context_field_const(e);
 	const bt_field *pn = dt_field_member(ctx, "procname");
-	struct dt_rq_event ev = { 0 };
 	int64_t v;
 
-	ev.kind = kind_of(r, ec);
-	ev.host = host_of(r, t);
-	if (ev.host < 0)
-		return -ENOMEM;
+	*ev = (struct dt_rq_event){ .kind = kind_of(kinds, ec) };
 	if (!bt_message_event_borrow_stream_class_default_clock_class_const(msg))
 		return 0;	/* no time: nothing to place */
 	cs = bt_message_event_borrow_default_clock_snapshot_const(msg);
-	if (bt_clock_snapshot_get_ns_from_origin(cs, &ev.ts))
+	if (bt_clock_snapshot_get_ns_from_origin(cs, &ev->ts))
 		return 0;
-	ev.ctx_tid = dt_field_int(ctx, "tid", &v) ? -1 : (int32_t)v;
-	ev.tid = ev.ctx_tid;
-	ev.pid = dt_field_int(ctx, "pid", &v) ? ev.ctx_tid : (int32_t)v;
-	ev.parent = -1;
-	ev.fd = -1;
+	ev->ctx_tid = dt_field_int(ctx, "tid", &v) ? -1 : (int32_t)v;
+	ev->tid = ev->ctx_tid;
+	ev->pid = dt_field_int(ctx, "pid", &v) ? ev->ctx_tid : (int32_t)v;
+	ev->parent = -1;
+	ev->fd = -1;
 	if (pn && bt_field_get_class_type(pn) == BT_FIELD_CLASS_TYPE_STRING)
-		ev.procname = bt_field_string_get_value(pn);
-	if (read_payload(e, bt_event_class_get_name(ec), &ev))
-		return 0;	/* not the layout we know: skipped */
+		ev->procname = bt_field_string_get_value(pn);
+	/* not the layout we know: skipped */
+	return read_payload(e, bt_event_class_get_name(ec), ev) ? 0 : 1;
+}
+
+static int add_event(struct reader *r, const bt_message *msg)
+{
+	const bt_event *e = bt_message_event_borrow_event_const(msg);
+	const bt_trace *t = bt_stream_borrow_trace_const(
+		bt_event_borrow_stream_const(e));
+	struct dt_rq_event ev;
+	int host = host_of(r, t);
+
+	if (host < 0)
+		return -ENOMEM;
+	if (!dt_rq_decode(r->kinds, msg, &ev))
+		return 0;
+	ev.host = host;
 	return dt_rq_add(r->b, &ev) ? -errno : 0;
 }
 
@@ -332,7 +355,7 @@ int dt_rq_read(const char *dir, struct dt_rq_model **out, GError **error)
 		goto out;
 	r.b = dt_rq_builder_new();
 	r.hosts = g_hash_table_new(g_direct_hash, g_direct_equal);
-	r.kinds = g_hash_table_new(g_direct_hash, g_direct_equal);
+	r.kinds = dt_rq_kinds_new();
 	if (!r.b) {
 		dt_error_errno(error, ENOMEM, "%s", dir);
 		goto out;

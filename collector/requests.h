@@ -229,5 +229,13 @@ int dt_rq_read(const char *dir, struct dt_rq_model **out, GError **error);
  */
 int dt_rq_print_table(const struct dt_rq_model *m, int64_t min_ns, FILE *f);
 int dt_rq_print_tree(const struct dt_rq_model *m, int request, FILE *f);
+/* The table's head line, one row of it and a tree, under another ID
+ * than the request's own (dtracer watch numbers requests as it prints
+ * them). */
+void dt_rq_print_head(FILE *f);
+void dt_rq_print_row(const struct dt_rq_model *m, int request, int id,
+		     FILE *f);
+int dt_rq_print_tree_as(const struct dt_rq_model *m, int request, int id,
+			FILE *f);
 
 #endif

@@ -1,0 +1,476 @@
+/*
+ * Following an lttng-relayd's live sessions (live.h): babeltrace2's
+ * src.ctf.lttng-live, one graph per session, each into a small sink of
+ * ours that hands every message to the caller.
+ *
+ * One graph per session, not all sessions into one muxer: a muxer waits
+ * for every input before it can order them, so one idle or stopped host
+ * would hold back the others; and a graph cannot take a new source once
+ * it runs, while hosts come and go. Each session's events come in time
+ * order (lttng-live orders its streams); across hosts the caller does
+ * not need an order.
+ *
+ * Sessions are found by the source's "sessions" query on the relayd,
+ * asked again every second. A session's graph that ends (the session
+ * was destroyed) or fails (the connection to the relayd broke) is made
+ * again when the relayd lists the session again, no sooner than a
+ * second later: lttng-live attaches at the newest data, so what the
+ * host streamed in between is not seen, and is reported as a gap.
+ */
+#define _DEFAULT_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <glib.h>
+
+#include "error-bt.h"
+#include "live.h"
+
+#define LIVE_DISCOVER_US 1000000	/* ask the relayd for sessions */
+#define LIVE_RETRY_US 1000000		/* before a session's graph again */
+
+enum sess_state { S_RUNNING, S_ENDED, S_FAILED };
+
+struct live_session {
+	struct dt_live *l;
+	char *key;		/* "HOST/NAME" */
+	char *host, *name, *url;
+	bt_graph *g;
+	bt_message_iterator *it;
+	enum sess_state state;
+	int64_t changed_us;	/* when it ended or failed */
+	const bt_trace *trace;	/* the last event's (a ref) */
+	uint64_t events;	/* since the graph was made */
+	uint64_t attaches;
+	bool was_lost;		/* it failed, not ended, last time */
+	int err;		/* from the callback, to end the step */
+};
+
+struct dt_live {
+	const struct dt_classes *cls;
+	bt_component_class_sink *sink_cls;
+	char *url;
+	const struct dt_live_ops *ops;
+	void *data;
+	GHashTable *sessions;	/* key -> struct live_session */
+	GPtrArray *order;	/* struct live_session, by discovery */
+	int64_t discovered_us;
+	bool relayd_down;	/* the last query failed (said once) */
+};
+
+static int64_t now_us(void)
+{
+	return g_get_monotonic_time();
+}
+
+static void note(struct dt_live *l, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
+
+static void note(struct dt_live *l, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	s = g_strdup_vprintf(fmt, ap);
+	va_end(ap);
+	l->ops->note(l->data, s);
+	g_free(s);
+}
+
+/* The sink: each message to the callbacks, in the graph's thread. */
+static int sink_message(struct live_session *s, const bt_message *msg)
+{
+	struct dt_live *l = s->l;
+
+	switch (bt_message_get_type(msg)) {
+	case BT_MESSAGE_TYPE_EVENT: {
+		const bt_event *e = bt_message_event_borrow_event_const(msg);
+		const bt_trace *t = bt_stream_borrow_trace_const(
+			bt_event_borrow_stream_const(e));
+
+		if (t != s->trace) {
+			if (s->trace && s->events)
+				note(l, "%s: session %s restarted (a new "
+				     "trace)", s->host, s->name);
+			bt_trace_put_ref(s->trace);
+			s->trace = t;
+			bt_trace_get_ref(t);
+		}
+		s->events++;
+		return l->ops->event(l->data, s->host, msg);
+	}
+	case BT_MESSAGE_TYPE_DISCARDED_EVENTS: {
+		uint64_t n = 0;
+
+		if (bt_message_discarded_events_get_count(msg, &n) !=
+		    BT_PROPERTY_AVAILABILITY_AVAILABLE)
+			n = 0;
+		if (l->ops->discarded)
+			l->ops->discarded(l->data, s->host, n);
+		return 0;
+	}
+	default:
+		return 0;
+	}
+}
+
+static bt_component_class_sink_consume_method_status
+consume(bt_self_component_sink *self)
+{
+	struct live_session *s = bt_self_component_get_data(
+		bt_self_component_sink_as_self_component(self));
+	bt_message_array_const msgs;
+	uint64_t n;
+
+	switch (bt_message_iterator_next(s->it, &msgs, &n)) {
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_OK:
+		break;
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_END:
+		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_END;
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_AGAIN:
+		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_AGAIN;
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_MEMORY_ERROR:
+		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_MEMORY_ERROR;
+	default:
+		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR;
+	}
+	for (uint64_t i = 0; i < n; i++) {
+		if (!s->err)
+			s->err = sink_message(s, msgs[i]);
+		bt_message_put_ref(msgs[i]);
+	}
+	if (s->err) {
+		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(
+			bt_self_component_sink_as_self_component(self),
+			"%s", g_strerror(-s->err));
+		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR;
+	}
+	return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_OK;
+}
+
+static bt_component_class_initialize_method_status
+sink_init(bt_self_component_sink *self,
+	  bt_self_component_sink_configuration *cfg, const bt_value *params,
+	  void *data)
+{
+	(void)cfg;
+	(void)params;
+	bt_self_component_set_data(
+		bt_self_component_sink_as_self_component(self), data);
+	if (bt_self_component_sink_add_input_port(self, "in", NULL, NULL))
+		return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_MEMORY_ERROR;
+	return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_OK;
+}
+
+static bt_component_class_sink_graph_is_configured_method_status
+sink_configured(bt_self_component_sink *self)
+{
+	struct live_session *s = bt_self_component_get_data(
+		bt_self_component_sink_as_self_component(self));
+	bt_self_component_port_input *in =
+		bt_self_component_sink_borrow_input_port_by_name(self, "in");
+
+	if (bt_message_iterator_create_from_sink_component(self, in, &s->it))
+		return BT_COMPONENT_CLASS_SINK_GRAPH_IS_CONFIGURED_METHOD_STATUS_ERROR;
+	return BT_COMPONENT_CLASS_SINK_GRAPH_IS_CONFIGURED_METHOD_STATUS_OK;
+}
+
+static void sink_finalize(bt_self_component_sink *self)
+{
+	struct live_session *s = bt_self_component_get_data(
+		bt_self_component_sink_as_self_component(self));
+
+	bt_message_iterator_put_ref(s->it);
+	s->it = NULL;
+}
+
+static bt_component_class_sink *sink_class(void)
+{
+	bt_component_class_sink *c =
+		bt_component_class_sink_create("dtracer-live", consume);
+
+	if (!c)
+		return NULL;
+	if (bt_component_class_sink_set_initialize_method(c, sink_init) ||
+	    bt_component_class_sink_set_graph_is_configured_method(
+		    c, sink_configured) ||
+	    bt_component_class_sink_set_finalize_method(c, sink_finalize)) {
+		bt_component_class_sink_put_ref(c);
+		return NULL;
+	}
+	return c;
+}
+
+/* The session's graph: lttng-live on its URL into our sink. 0 or -1. */
+static int session_graph(struct live_session *s, GError **error)
+{
+	struct dt_live *l = s->l;
+	const bt_component_source *src = NULL;
+	const bt_component_sink *sink = NULL;
+	bt_value *params = bt_value_map_create();
+	bt_value *inputs = NULL;
+	int ret = -1;
+
+	s->g = bt_graph_create(0);
+	if (!params || !s->g ||
+	    bt_value_map_insert_empty_array_entry(params, "inputs", &inputs) ||
+	    bt_value_array_append_string_element(inputs, s->url) ||
+	    bt_value_map_insert_string_entry(params,
+					     "session-not-found-action",
+					     "end")) {
+		dt_error_errno(error, ENOMEM, "%s", s->url);
+		goto out;
+	}
+	if (bt_graph_add_source_component(s->g, l->cls->src_lttng_live,
+					  "live", params,
+					  BT_LOGGING_LEVEL_ERROR, &src) ||
+	    bt_graph_add_sink_component_with_initialize_method_data(
+		    s->g, l->sink_cls, "sink", NULL, s,
+		    BT_LOGGING_LEVEL_ERROR, &sink) ||
+	    bt_graph_connect_ports(s->g,
+		bt_component_source_borrow_output_port_by_index_const(src, 0),
+		bt_component_sink_borrow_input_port_by_name_const(sink, "in"),
+		NULL)) {
+		dt_error_take_bt(error, DT_ERROR_FAILED, "following %s",
+				 s->url);
+		goto out;
+	}
+	s->events = 0;
+	s->attaches++;
+	s->state = S_RUNNING;
+	ret = 0;
+out:
+	bt_value_put_ref(params);
+	if (ret) {
+		bt_graph_put_ref(s->g);
+		s->g = NULL;
+	}
+	return ret;
+}
+
+static void session_free(gpointer p)
+{
+	struct live_session *s = p;
+
+	bt_graph_put_ref(s->g);
+	bt_trace_put_ref(s->trace);
+	g_free(s->key);
+	g_free(s->host);
+	g_free(s->name);
+	g_free(s->url);
+	g_free(s);
+}
+
+static const char *map_string(const bt_value *m, const char *key)
+{
+	const bt_value *v = bt_value_map_borrow_entry_value_const(m, key);
+
+	return v && bt_value_is_string(v) ? bt_value_string_get(v) : NULL;
+}
+
+/* A session the relayd lists: followed if new, again if it had ended. */
+static void listed(struct dt_live *l, const bt_value *m)
+{
+	const char *url = map_string(m, "url");
+	const char *host = map_string(m, "target-hostname");
+	const char *name = map_string(m, "session-name");
+	struct live_session *s;
+	GError *e = NULL;
+	char *key;
+
+	if (!url || !host || !name)
+		return;
+	key = g_strdup_printf("%s/%s", host, name);
+	s = g_hash_table_lookup(l->sessions, key);
+	if (!s) {
+		s = g_new0(struct live_session, 1);
+		s->l = l;
+		s->key = key;
+		s->host = g_strdup(host);
+		s->name = g_strdup(name);
+		s->url = g_strdup(url);
+		s->state = S_FAILED;
+		g_hash_table_insert(l->sessions, s->key, s);
+		g_ptr_array_add(l->order, s);
+		key = NULL;
+	}
+	g_free(key);
+	if (s->state == S_RUNNING ||
+	    (s->attaches && now_us() - s->changed_us < LIVE_RETRY_US))
+		return;
+	if (session_graph(s, &e)) {
+		note(l, "%s: cannot follow session %s: %s", s->host, s->name,
+		     e->message);
+		g_error_free(e);
+		s->changed_us = now_us();
+		return;
+	}
+	if (s->attaches == 1)
+		note(l, "%s: following session %s (%s)", s->host, s->name,
+		     s->url);
+	else
+		note(l, "%s: following session %s again, %.1f s after it %s",
+		     s->host, s->name, (now_us() - s->changed_us) / 1e6,
+		     s->was_lost ? "was lost" : "ended");
+}
+
+/* Ask the relayd which sessions it serves live. */
+static void discover(struct dt_live *l)
+{
+	const bt_component_class *cc =
+		bt_component_class_source_as_component_class_const(
+			l->cls->src_lttng_live);
+	bt_value *params = bt_value_map_create();
+	bt_query_executor *q = NULL;
+	const bt_value *res = NULL;
+	bt_query_executor_query_status st = BT_QUERY_EXECUTOR_QUERY_STATUS_ERROR;
+
+	l->discovered_us = now_us();
+	if (params && !bt_value_map_insert_string_entry(params, "url", l->url))
+		q = bt_query_executor_create(cc, "sessions", params);
+	if (q) {
+		bt_query_executor_set_logging_level(q, BT_LOGGING_LEVEL_NONE);
+		st = bt_query_executor_query(q, &res);
+	}
+	if (st == BT_QUERY_EXECUTOR_QUERY_STATUS_OK && res &&
+	    bt_value_is_array(res)) {
+		if (l->relayd_down)
+			note(l, "the relayd at %s answers again", l->url);
+		l->relayd_down = false;
+		for (uint64_t i = 0; i < bt_value_array_get_length(res); i++)
+			listed(l, bt_value_array_borrow_element_by_index_const(
+				       res, i));
+	} else if (st != BT_QUERY_EXECUTOR_QUERY_STATUS_AGAIN) {
+		bt_current_thread_clear_error();
+		if (!l->relayd_down)
+			note(l, "no answer from the relayd at %s (lttng-relayd "
+			     "with its live port?): asking again every "
+			     "second", l->url);
+		l->relayd_down = true;
+	}
+	bt_value_put_ref(res);
+	bt_query_executor_put_ref(q);
+	bt_value_put_ref(params);
+}
+
+/* One run of a session's graph; 1 if it consumed, 0 if not, <0 fatal. */
+static int session_step(struct live_session *s)
+{
+	struct dt_live *l = s->l;
+	uint64_t before = s->events;
+	int err;
+
+	if (s->state != S_RUNNING)
+		return 0;
+	switch (bt_graph_run_once(s->g)) {
+	case BT_GRAPH_RUN_ONCE_STATUS_OK:
+		return s->events != before;
+	case BT_GRAPH_RUN_ONCE_STATUS_AGAIN:
+		return 0;
+	case BT_GRAPH_RUN_ONCE_STATUS_END:
+		note(l, "%s: session %s ended (%" PRIu64 " events read from "
+		     "it); following it again if it starts again", s->host,
+		     s->name, s->events);
+		s->state = S_ENDED;
+		s->was_lost = false;
+		break;
+	default: {
+		GError *e = NULL;
+
+		err = s->err;
+		s->err = 0;
+		dt_error_take_bt(&e, DT_ERROR_FAILED, "reading");
+		if (err) {
+			bt_graph_put_ref(s->g);
+			s->g = NULL;
+			s->state = S_FAILED;
+			return err;
+		}
+		note(l, "%s: session %s lost (%s); following it again when "
+		     "the relayd lists it: what it streams meanwhile is not "
+		     "seen", s->host, s->name, e->message);
+		g_error_free(e);
+		s->state = S_FAILED;
+		s->was_lost = true;
+		break;
+	}
+	}
+	bt_graph_put_ref(s->g);
+	s->g = NULL;
+	s->changed_us = now_us();
+	return 0;
+}
+
+struct dt_live *dt_live_new(const struct dt_classes *cls, const char *url,
+			    const struct dt_live_ops *ops, void *data,
+			    GError **error)
+{
+	struct dt_live *l;
+
+	if (!cls->src_lttng_live) {
+		g_set_error(error, DT_ERROR, DT_ERROR_NOTFOUND,
+			    "babeltrace2's ctf plugin has no lttng-live "
+			    "source (Debian package: babeltrace2)");
+		return NULL;
+	}
+	l = g_new0(struct dt_live, 1);
+	l->cls = cls;
+	l->url = g_strdup(url);
+	l->ops = ops;
+	l->data = data;
+	l->sessions = g_hash_table_new_full(g_str_hash, g_str_equal, NULL,
+					    session_free);
+	l->order = g_ptr_array_new();
+	l->sink_cls = sink_class();
+	l->discovered_us = INT64_MIN / 2;
+	if (!l->sink_cls) {
+		dt_error_errno(error, ENOMEM, "the live reader");
+		dt_live_free(l);
+		return NULL;
+	}
+	return l;
+}
+
+void dt_live_free(struct dt_live *l)
+{
+	if (!l)
+		return;
+	g_ptr_array_free(l->order, TRUE);
+	g_hash_table_destroy(l->sessions);
+	bt_component_class_sink_put_ref(l->sink_cls);
+	g_free(l->url);
+	g_free(l);
+}
+
+int dt_live_step(struct dt_live *l, GError **error)
+{
+	int any = 0;
+
+	if (now_us() - l->discovered_us >= LIVE_DISCOVER_US)
+		discover(l);
+	for (guint i = 0; i < l->order->len; i++) {
+		int r = session_step(g_ptr_array_index(l->order, i));
+
+		if (r < 0) {
+			dt_error_errno(error, -r, "following the sessions");
+			return -1;
+		}
+		any |= r;
+	}
+	return any;
+}
+
+int dt_live_following(const struct dt_live *l)
+{
+	int n = 0;
+
+	for (guint i = 0; i < l->order->len; i++)
+		n += ((struct live_session *)g_ptr_array_index(l->order, i))
+			     ->state == S_RUNNING;
+	return n;
+}
