@@ -120,6 +120,7 @@ kernel_tests = \
 	%reldir%/collector/t-view.sh \
 	%reldir%/collector/t-collect.sh \
 	%reldir%/collector/t-flight.sh \
+	%reldir%/collector/t-live.sh \
 	%reldir%/demo/t-demo.sh \
 	%reldir%/kernel/t-lan.sh \
 	%reldir%/kernel/t-harness.sh
@@ -144,6 +145,7 @@ EXTRA_DIST += $(build_tests) $(kernel_tests) \
 	%reldir%/collector/guest-collect.sh %reldir%/collector/causality.awk \
 	%reldir%/collector/merge-input.sh %reldir%/collector/requests-check.sh \
 	%reldir%/collector/browser.sh %reldir%/collector/guest-flight.sh \
+	%reldir%/collector/guest-live.sh \
 	%reldir%/kernel/guest-lan.sh \
 	%reldir%/kernel/guest-harness.sh \
 	%reldir%/kernel/guest-harness-own.sh \

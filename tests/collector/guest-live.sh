@@ -1,0 +1,151 @@
+# Guest side of t-live.sh (sourced after tests/vm/guest-lib.sh): three
+# hosts record live (`dtracer record --live`) while `dtracer watch` on
+# dt-a prints their requests.
+#
+#   dt-a client + collector      dt-b middle            dt-c server
+#   bash, flagged  --7400-->  socat (fork)  --7401-->  dt-tcp serve
+#   lttng-relayd, dtracer watch
+#
+# Phases, each request a new connection: 2 requests while dt-c does not
+# record (they print at the watcher's timeout, without dt-c); dt-c starts
+# recording (step 1): 4 requests; dt-b stops its session and starts
+# another (step 2): 2 requests. Steps: lead/follow on port 7480 + N.
+# Handshakes: 7496 (dt-a records and watches), 7498 (dt-b records and
+# socat listens), 7499 (dt-c serves), 7497 (dt-a is done), 7495 (a host
+# stopped its session).
+tcp=$DT_BUILDDIR/tests/tools/dt-tcp
+dtracer=$DT_BUILDDIR/collector/dtracer
+sys=/sys/distributed-tracer
+# Requests per phase.
+P1=2 P2=4 P3=2
+
+load() {
+	check "modprobe dtracer" modprobe dtracer
+	check "probe armed" sh -c "echo 1 > $sys/probe"
+}
+
+record() {
+	check "dtracer record --live streams live to dt-a" sh -c \
+		"$dtracer record --collector dt-a --live --gate thread > /tmp/record.log 2>&1"
+	check "record created a live session (lttng create --live=1000000)" \
+		grep -q 'lttng create dtracer --live=1000000 --set-url=net://dt-a' /tmp/record.log
+}
+
+stop() {
+	check "dtracer stop" sh -c "$dtracer stop > /tmp/stop.log 2>&1"
+}
+
+# rows N: the watcher has printed N request rows or more.
+rows() {
+	[ "$(grep -c '^ *[0-9][0-9]*  [0-9]' /tmp/watch.out)" -ge "$1" ]
+}
+
+# requests K: K requests, one connection each, 1.5 s apart, from a bash
+# that flags itself. It waits with its own `read -t` on a FIFO nobody
+# writes: a `sleep` child would inherit the flag and be part of the
+# request until it exits.
+requests() {
+	rm -f /tmp/idle
+	mkfifo /tmp/idle
+	K=$1 bash -c '
+		exec 4<> /tmp/idle
+		echo $$ > /sys/distributed-tracer/add_pid || exit 1
+		i=0
+		while [ $i -lt $K ]; do
+			exec 3<>/dev/tcp/dt-b/7400 || exit 1
+			printf hello >&3
+			read -r -t 60 -N 10 answer <&3
+			echo "$answer" >> /tmp/answers
+			exec 3>&-
+			i=$((i + 1))
+			read -r -t 1.5 -u 4
+		done
+		echo $$ > /sys/distributed-tracer/remove_pid' >> /tmp/client.err 2>&1
+}
+
+case $DT_HOST in
+dt-a)
+	check "dtracer collect starts lttng-relayd" sh -c \
+		"$dtracer collect -o /tmp/traces > /tmp/collect.log 2>&1"
+	load
+	"$dtracer" watch --tree --delays --timeout 4s --reference dt-a \
+		--html /tmp/live.html localhost > /tmp/watch.out 2> /tmp/watch.err &
+	watch=$!
+	record
+	check "the watcher follows dt-a's session" \
+		wait_for 60 grep -q '^# dt-a: following session dtracer' /tmp/watch.out
+	$tcp serve -4 7496 0 > /dev/null 2>&1 &
+	ready=$!
+	check "dt-b is recording" wait_for $(slow 180) $tcp request dt-b 7498 ping
+	check "dt-c is serving" wait_for $(slow 180) $tcp request dt-c 7499 ping
+	check "the watcher follows dt-b's session" \
+		wait_for 60 grep -q '^# dt-b: following session dtracer' /tmp/watch.out
+	requests $P1
+	check "the watcher printed the $P1 requests dt-c did not record (timeout)" \
+		wait_for $(slow 60) rows $P1
+	lead 1 7480 120
+	check "the watcher follows dt-c's session, started after it" \
+		wait_for 60 grep -q '^# dt-c: following session dtracer' /tmp/watch.out
+	requests $P2
+	check "the watcher printed $P2 more" wait_for $(slow 60) rows $((P1 + P2))
+	lead 2 7480 120
+	check "the watcher follows dt-b's new session" \
+		wait_for 60 grep -q '^# dt-b: following session dtracer again' /tmp/watch.out
+	requests $P3
+	check "the watcher printed $P3 more" wait_for $(slow 60) rows $((P1 + P2 + P3))
+	check "the client got $((P1 + P2 + P3)) answers" \
+		sh -c "[ \$(grep -cx echo:hello /tmp/answers) -eq $((P1 + P2 + P3)) ]"
+	# What the watcher printed while every session still ran.
+	cp /tmp/watch.out "$DT_RESULTS/watch-live.txt"
+	cp /tmp/live.html "$DT_RESULTS/live.html" 2>/dev/null
+	check "told dt-b we are done" wait_for 60 $tcp request dt-b 7497 done
+	check "told dt-c we are done" wait_for 60 $tcp request dt-c 7497 done
+	stop
+	check "dt-b and dt-c closed their sessions" timeout $(slow 300) $tcp serve -4 7495 2
+	kill $ready
+	sleep 2
+	kill -INT $watch
+	wait $watch
+	rc=$?
+	check "the watcher stops on SIGINT, status 0 ($rc)" test $rc -eq 0
+	cp /tmp/watch.out "$DT_RESULTS/watch.txt"
+	cp /tmp/watch.err /tmp/client.err "$DT_RESULTS/" 2>/dev/null
+	check "the collector holds three hosts' traces" sh -c '
+		for h in dt-a dt-b dt-c; do
+			find /tmp/traces/$h -path "*/kernel/metadata" | grep -q . || exit 1
+		done'
+	pkill lttng-relayd
+	cp -r /tmp/traces "$DT_RESULTS/traces"
+	;;
+dt-b)
+	load
+	check "dt-a is up" wait_for $(slow 120) $tcp request dt-a 7496 ping
+	record
+	socat TCP4-LISTEN:7400,fork,reuseaddr TCP4:dt-c:7401 2> /tmp/socat.err &
+	socat=$!
+	check "socat listens on 7400" wait_for 30 sh -c "ss -Hltn | grep -q ':7400 '"
+	$tcp serve -4 7498 0 > /dev/null 2>&1 &
+	ready=$!
+	follow 2 7480 dt-a sh -c "$dtracer stop > /tmp/stop-1.log 2>&1 &&
+		$dtracer record --collector dt-a --live --gate thread > /tmp/record-2.log 2>&1"
+	check "dt-a says it is done" timeout $(slow 400) $tcp serve -4 7497 1
+	kill $socat $ready
+	stop
+	check "told dt-a this session is closed" wait_for 60 $tcp request dt-a 7495 done
+	;;
+dt-c)
+	load
+	$tcp serve -4 7401 $((P1 + P2 + P3)) > /tmp/serve.log 2>&1 &
+	srv=$!
+	$tcp serve -4 7499 0 > /dev/null 2>&1 &
+	ready=$!
+	follow 1 7480 dt-a record
+	check "dt-a says it is done" timeout $(slow 400) $tcp serve -4 7497 1
+	wait $srv && ok "the server answered every request" ||
+		not_ok "the server answered every request"
+	kill $ready
+	stop
+	check "told dt-a this session is closed" wait_for 60 $tcp request dt-a 7495 done
+	;;
+esac
+dt_finish

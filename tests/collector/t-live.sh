@@ -1,0 +1,108 @@
+#!/bin/sh
+# Live: three guests record live sessions (`dtracer record --live`) and
+# `dtracer watch` on dt-a (which also runs the relayd and the flagged
+# client) prints each request while they record. Two requests come
+# while dt-c does not record (printed at the timeout, without dt-c);
+# then dt-c starts recording (a host joining after the watcher); then
+# dt-b stops its session and starts another (followed again). Here, on
+# the host, after the sessions stopped: every request's tree as printed
+# live is the tree `dtracer requests --tree` prints from the merged
+# trace (same spans, hosts and messages). How long after its end each
+# request printed is reported (docs/benchmarks.md), not asserted. See
+# guest-live.sh.
+. "$DT_BUILDDIR/tests/vm/config.sh"
+. "$DT_SRCDIR/tests/vm/tap.sh"
+. "$DT_SRCDIR/tests/vm/vm.sh"
+
+out=${DT_TEST_OUT:-$DT_BUILDDIR/tests/out/live}
+dtracer=$DT_BUILDDIR/collector/dtracer
+n_req=8
+vm_run "$out" "$DT_SRCDIR/tests/collector/guest-live.sh" dt-a dt-b dt-c
+vm_report "$out" dt-a dt-b dt-c
+
+live=$out/dt-a/watch-live.txt
+rows=$(grep -c '^ *[0-9][0-9]*  [0-9]' "$live" 2>/dev/null)
+tap_result $([ "${rows:-0}" -eq "$n_req" ]; echo $?) \
+	"the watcher printed the $n_req requests while the sessions ran (${rows:-0})"
+sed -n '/^# /p' "$live" 2>/dev/null | head -n 20 | tap_diag_stdin
+
+# trees FILE: each tree's last version, normalized: the header's start
+# (the reference host's own clock: the same live and merged), then its
+# spans (depth, host, thread, how it began and ended) and messages (to
+# whom, bytes, segments), without times. One line per tree, sorted.
+trees() {
+	awk '
+	/^request [0-9]+: / {
+		if (key != "") t[key] = body
+		key = $0; sub(/.*, start /, "", key); sub(/,.*/, "", key)
+		body = ""; next
+	}
+	key == "" { next }
+	/^$/ { t[key] = body; key = ""; next }
+	/^ *[^ ]+ [^ ]+\[[0-9]+\]  \+/ {
+		l = $0
+		sub(/  \+[0-9.]+ [a-z]+  [0-9.]+ [a-z]+  /, " ", l)
+		sub(/  \+[0-9.]+ [a-z]+  [0-9.]+ [a-z]+  /, " ", l)
+		body = body "|" l; next
+	}
+	/^ *-> / {
+		l = $0
+		sub(/  \+[0-9.]+ [a-z]+  /, " ", l)
+		sub(/, transit [0-9.]+ [a-z]+/, "", l)
+		body = body "|" l; next
+	}
+	END {
+		if (key != "") t[key] = body
+		for (k in t) print k " " t[k]
+	}' "$1" | sort
+}
+
+final=$out/dt-a/watch.txt
+rm -rf "$out/merged"
+"$dtracer" merge --reference dt-a -o "$out/merged" "$out/dt-a/traces" \
+	> "$out/merge.log" 2>&1
+tap_result $? "dtracer merge of the live sessions' traces (dt-b's two)"
+"$dtracer" requests "$out/merged" > "$out/requests.txt" 2>&1
+tap_result $? "dtracer requests"
+n=$(awk '$1 ~ /^[0-9]+$/' "$out/requests.txt" | wc -l)
+tap_result $([ "$n" -eq "$n_req" ]; echo $?) "the merged trace has the $n_req requests ($n)"
+: > "$out/after.txt"
+i=0
+while [ "$i" -lt "$n" ]; do
+	"$dtracer" requests --tree "$i" "$out/merged" >> "$out/after.txt" 2>&1
+	echo >> "$out/after.txt"
+	i=$((i + 1))
+done
+trees "$final" > "$out/trees-live.txt"
+trees "$out/after.txt" > "$out/trees-after.txt"
+tap_result $([ -s "$out/trees-live.txt" ] &&
+	cmp -s "$out/trees-live.txt" "$out/trees-after.txt"; echo $?) \
+	"every tree printed live is the tree printed after the sessions stopped ($(wc -l < "$out/trees-live.txt") of $(wc -l < "$out/trees-after.txt"))"
+diff "$out/trees-live.txt" "$out/trees-after.txt" | head -n 20 | tap_diag_stdin
+
+# The phases, by host count in the trees printed live (start order).
+hosts=$(awk '/^request [0-9]+: /{ print $0 }' "$final" |
+	sed -n 's/.*, \([0-9]\) hosts\{0,1\}, .*/\1/p' | tr -d '\n')
+tap_result $([ "$hosts" = 22333333 ]; echo $?) \
+	"2 requests on 2 hosts (dt-c not recording), then 6 on 3 (dt-c joined, dt-b restarted): $hosts"
+n=$(grep -c '^# request [0-9]* incomplete after' "$final")
+tap_result $([ "$n" -eq 2 ]; echo $?) \
+	"the 2 requests dt-c did not record printed at the timeout, incomplete ($n)"
+late=$(awk '/^request [0-9]+: /{ k++ } k > 2 && /dt-c /{ print; exit }' "$final")
+tap_result $([ -n "$late" ]; echo $?) "dt-c's spans are in the later trees: $late"
+grep -q '^# dt-b: session dtracer ended' "$final"
+tap_result $? "the watcher saw dt-b's first session end"
+grep -q '^# stopped: 8 requests printed' "$final"
+tap_result $? "it says what it printed when stopped: $(grep '^# stopped' "$final")"
+grep -q '<script type="application/json"' "$out/dt-a/live.html" 2>/dev/null
+tap_result $? "--html wrote the page, with its data"
+
+# How long after its end each complete request printed (dt-a's clock:
+# dt-a is the reference host and runs the watcher).
+delays=$(awk '/^# request [0-9]+ incomplete/ { bad[$3] = 1 }
+	/^# request [0-9]+ printed / { d[$3] = $5 }
+	END { for (k in d) if (!(k in bad)) print d[k] }' "$final" | sort -n)
+med=$(echo "$delays" | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }')
+tap_diag "delay from a request's end to its line, complete requests (s):" $delays
+tap_diag "median: ${med:-none} s (live timer 1 s, TCG)"
+tap_done
