@@ -43,7 +43,10 @@ struct live_session {
 	bt_graph *g;
 	bt_message_iterator *it;
 	enum sess_state state;
-	int64_t changed_us;	/* when it ended or failed */
+	int64_t changed_us;	/* when its last graph ended or failed */
+	int64_t missing_since;	/* when it ended or was lost; 0: followed */
+	bool quiet;		/* attaching again failed at once: retried
+				 * silently until events come */
 	const bt_trace *trace;	/* the last event's (a ref) */
 	uint64_t events;	/* since the graph was made */
 	uint64_t attaches;
@@ -61,6 +64,8 @@ struct dt_live {
 	GPtrArray *order;	/* struct live_session, by discovery */
 	int64_t discovered_us;
 	bool relayd_down;	/* the last query failed (said once) */
+	uint64_t regained;	/* sessions followed again after a loss */
+	int64_t gap_us;		/* and how long they were not */
 };
 
 static int64_t now_us(void)
@@ -82,11 +87,30 @@ static void note(struct dt_live *l, const char *fmt, ...)
 	g_free(s);
 }
 
+/* Said once a session is followed again: for how long it was not. */
+static void followed_again(struct live_session *s)
+{
+	struct dt_live *l = s->l;
+	int64_t gap = now_us() - s->missing_since;
+
+	note(l, "%s: following session %s again, %.1f s after it %s",
+	     s->host, s->name, gap / 1e6, s->was_lost ? "was lost: what it "
+	     "streamed meanwhile is not seen" : "ended");
+	if (s->was_lost) {
+		l->regained++;
+		l->gap_us += gap;
+	}
+	s->missing_since = 0;
+	s->quiet = false;
+}
+
 /* The sink: each message to the callbacks, in the graph's thread. */
 static int sink_message(struct live_session *s, const bt_message *msg)
 {
 	struct dt_live *l = s->l;
 
+	if (s->quiet)
+		followed_again(s);	/* attached at last */
 	switch (bt_message_get_type(msg)) {
 	case BT_MESSAGE_TYPE_EVENT: {
 		const bt_event *e = bt_message_event_borrow_event_const(msg);
@@ -226,9 +250,10 @@ static int session_graph(struct live_session *s, GError **error)
 		dt_error_errno(error, ENOMEM, "%s", s->url);
 		goto out;
 	}
+	/* its errors come back as causes (said in the notes), not logs */
 	if (bt_graph_add_source_component(s->g, l->cls->src_lttng_live,
 					  "live", params,
-					  BT_LOGGING_LEVEL_ERROR, &src) ||
+					  BT_LOGGING_LEVEL_NONE, &src) ||
 	    bt_graph_add_sink_component_with_initialize_method_data(
 		    s->g, l->sink_cls, "sink", NULL, s,
 		    BT_LOGGING_LEVEL_ERROR, &sink) ||
@@ -313,10 +338,10 @@ static void listed(struct dt_live *l, const bt_value *m)
 	if (s->attaches == 1)
 		note(l, "%s: following session %s (%s)", s->host, s->name,
 		     s->url);
-	else
-		note(l, "%s: following session %s again, %.1f s after it %s",
-		     s->host, s->name, (now_us() - s->changed_us) / 1e6,
-		     s->was_lost ? "was lost" : "ended");
+	else if (!s->quiet)
+		followed_again(s);
+	if (l->ops->attached)
+		l->ops->attached(l->data, s->host);
 }
 
 /* Ask the relayd which sessions it serves live. */
@@ -373,9 +398,10 @@ static int session_step(struct live_session *s)
 	case BT_GRAPH_RUN_ONCE_STATUS_AGAIN:
 		return 0;
 	case BT_GRAPH_RUN_ONCE_STATUS_END:
-		note(l, "%s: session %s ended (%" PRIu64 " events read from "
-		     "it); following it again if it starts again", s->host,
-		     s->name, s->events);
+		if (!s->quiet)
+			note(l, "%s: session %s ended (%" PRIu64 " events read "
+			     "from it); following it again if it starts again",
+			     s->host, s->name, s->events);
 		s->state = S_ENDED;
 		s->was_lost = false;
 		break;
@@ -391,9 +417,13 @@ static int session_step(struct live_session *s)
 			s->state = S_FAILED;
 			return err;
 		}
-		note(l, "%s: session %s lost (%s); following it again when "
-		     "the relayd lists it: what it streams meanwhile is not "
-		     "seen", s->host, s->name, e->message);
+		if (!s->quiet)
+			note(l, "%s: session %s lost (%s)%s; following it again "
+			     "when the relayd lists it", s->host, s->name,
+			     e->message, strstr(e->message, "attaching") ?
+			     " (the relayd lets one viewer at a time attach "
+			     "to a session: is another watcher or babeltrace2 "
+			     "on it?)" : "");
 		g_error_free(e);
 		s->state = S_FAILED;
 		s->was_lost = true;
@@ -403,6 +433,10 @@ static int session_step(struct live_session *s)
 	bt_graph_put_ref(s->g);
 	s->g = NULL;
 	s->changed_us = now_us();
+	if (!s->missing_since)
+		s->missing_since = s->changed_us;
+	/* attached again, and failed before any event: retry silently */
+	s->quiet = !s->events && s->attaches > 1;
 	return 0;
 }
 
@@ -473,4 +507,10 @@ int dt_live_following(const struct dt_live *l)
 		n += ((struct live_session *)g_ptr_array_index(l->order, i))
 			     ->state == S_RUNNING;
 	return n;
+}
+
+void dt_live_gaps(const struct dt_live *l, uint64_t *lost, double *seconds)
+{
+	*lost = l->regained;
+	*seconds = l->gap_us / 1e6;
 }

@@ -21,6 +21,9 @@ struct dt_live_ops {
 	void (*discarded)(void *data, const char *host, uint64_t n);
 	/* One line for the user: a session followed, ended, lost. */
 	void (*note)(void *data, const char *text);
+	/* host's session is followed (again): its events from now on may
+	 * repeat some already given, if the relayd sent them again. */
+	void (*attached)(void *data, const char *host);
 };
 
 /* url: "net://HOST[:PORT]". NULL with *error if lttng-live is missing. */
@@ -38,5 +41,9 @@ int dt_live_step(struct dt_live *l, GError **error);
 
 /* Sessions being followed now. */
 int dt_live_following(const struct dt_live *l);
+
+/* Times a session was followed again after it was lost (not ended),
+ * and the seconds it was not followed in all. */
+void dt_live_gaps(const struct dt_live *l, uint64_t *lost, double *seconds);
 
 #endif

@@ -20,7 +20,8 @@ static int usage(FILE *f)
 {
 	fprintf(f,
 		"usage: dtracer COMMAND [OPTION]... (dtracer COMMAND --help)\n"
-		"  collect [-o DIR]                    run lttng-relayd here (the collector)\n"
+		"  collect [-o DIR] [--live-address ADDR]\n"
+		"                                      run lttng-relayd here (the collector)\n"
 		"  record --collector HOST [--session NAME] [--profile minimal|default|full]\n"
 		"         [--gate global|thread|off] [--slower-than DURATION]\n"
 		"                                      stream this host's trace to HOST\n"

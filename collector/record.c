@@ -26,6 +26,7 @@ extern char **environ;
 
 #define SYSFS "/sys/distributed-tracer"
 #define RELAYD_CONTROL_PORT 5342
+#define RELAYD_LIVE_PORT 5344
 
 /* Run argv (searched in PATH), print it first unless quiet; exit code. */
 static int run(char *const argv[], int quiet, int discard_output)
@@ -77,27 +78,52 @@ static int listening(int port)
 
 /* ----- collect -------------------------------------------------------- */
 
+static int valid_name(const char *s)
+{
+	if (!*s || strlen(s) > 200)
+		return 0;
+	for (; *s; s++)
+		if (!(*s == '-' || *s == '_' || *s == '.' || *s == ':' ||
+		      (*s >= '0' && *s <= '9') || (*s >= 'a' && *s <= 'z') ||
+		      (*s >= 'A' && *s <= 'Z')))
+			return 0;
+	return 1;
+}
+
 int dt_cmd_collect(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
+		{ "live-address", required_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	char *args[] = { "lttng-relayd", "-d", NULL, NULL, NULL };
-	const char *out = NULL;
-	int c;
+	char *args[7] = { "lttng-relayd", "-d" };
+	char live[300];
+	const char *out = NULL, *live_addr = NULL;
+	int c, n = 2;
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+o:h", opts, NULL)) != -1) {
 		if (c == 'o') {
 			out = optarg;
+		} else if (c == 'L') {
+			live_addr = optarg;
+			if (!valid_name(optarg) || strchr(optarg, ':')) {
+				fprintf(stderr, "dtracer collect: --live-address: "
+					"`%s` is not a host name or IPv4 "
+					"address\n", optarg);
+				return 2;
+			}
 		} else if (c == 'h') {
-			printf("usage: dtracer collect [-o DIR]\n"
+			printf("usage: dtracer collect [-o DIR] [--live-address ADDR]\n"
 			       "  Run lttng-relayd here unless one runs already; hosts then\n"
 			       "  stream to it with `dtracer record --collector THIS-HOST`.\n"
 			       "  Traces land in DIR/HOSTNAME/SESSION-DATE/ (relayd's layout;\n"
-			       "  default DIR: relayd's, $LTTNG_HOME/lttng-traces).\n");
+			       "  default DIR: relayd's, $LTTNG_HOME/lttng-traces).\n"
+			       "  --live-address ADDR: the live port (%d, for `dtracer watch`)\n"
+			       "  listens on ADDR (0.0.0.0: every interface) instead of relayd's\n"
+			       "  default, this host only (localhost).\n", RELAYD_LIVE_PORT);
 			return 0;
 		} else {
 			fprintf(stderr, "dtracer collect: unknown option or "
@@ -111,14 +137,21 @@ int dt_cmd_collect(int argc, char **argv)
 		return 2;
 	}
 	if (listening(RELAYD_CONTROL_PORT)) {
-		printf("lttng-relayd is already running here (port %d)%s\n",
+		printf("lttng-relayd is already running here (port %d)%s%s\n",
 		       RELAYD_CONTROL_PORT, out ?
-		       "; -o ignored: its output directory is its own" : "");
+		       "; -o ignored: its output directory is its own" : "",
+		       live_addr ? "; --live-address ignored: its live port "
+		       "is its own" : "");
 		return 0;
 	}
 	if (out) {
-		args[2] = "-o";
-		args[3] = (char *)out;
+		args[n++] = "-o";
+		args[n++] = (char *)out;
+	}
+	if (live_addr) {
+		snprintf(live, sizeof(live), "--live-port=tcp://%s:%d",
+			 live_addr, RELAYD_LIVE_PORT);
+		args[n++] = live;
 	}
 	if (run(args, 0, 0))
 		return 1;
@@ -332,17 +365,6 @@ static int valid_size(const char *s, int unit)
 	return !s[n] || (unit && strchr("kMG", s[n]) && !s[n + 1]);
 }
 
-static int valid_name(const char *s)
-{
-	if (!*s || strlen(s) > 200)
-		return 0;
-	for (; *s; s++)
-		if (!(*s == '-' || *s == '_' || *s == '.' || *s == ':' ||
-		      (*s >= '0' && *s <= '9') || (*s >= 'a' && *s <= 'z') ||
-		      (*s >= 'A' && *s <= 'Z')))
-			return 0;
-	return 1;
-}
 
 /* What `dtracer record` was asked for. */
 struct record_opts {

@@ -54,6 +54,13 @@ struct whost {
 	GArray *evs;		/* struct dt_rq_event, own clock */
 	bool unordered;		/* an event came before the last one */
 	uint64_t discarded;
+	int64_t last_ts;	/* newest event kept */
+	int64_t floor;		/* since the last attach: older is a repeat */
+	uint64_t repeated;	/* events left out as repeats */
+	/* the clock sync, as last said */
+	enum dt_sync_quality said_quality;
+	int said_via;
+	bool said_reference;
 };
 
 /* A request as printed (or waiting to be). */
@@ -108,10 +115,15 @@ static void say(const char *fmt, ...)
 	fflush(stdout);
 }
 
+/* A note, each of its lines a comment (causes come one per line). */
 static void on_note(void *data, const char *text)
 {
+	char **lines = g_strsplit(text, "\n", -1);
+
 	(void)data;
-	say("%s", text);
+	for (int i = 0; lines[i]; i++)
+		say("%s%s", i ? "  " : "", g_strstrip(lines[i]));
+	g_strfreev(lines);
 }
 
 static void on_discarded(void *data, const char *host, uint64_t n)
@@ -135,9 +147,19 @@ static struct whost *host_get(struct watch *w, const char *name)
 	h->name = g_strdup(name);
 	h->sync = dt_sync_host_index(w->sync, name);
 	h->evs = g_array_new(FALSE, FALSE, sizeof(struct dt_rq_event));
+	h->last_ts = h->floor = INT64_MIN;
+	h->said_via = -1;
 	g_ptr_array_add(w->hosts, h);
 	g_hash_table_insert(w->by_name, h->name, h);
 	return h;
+}
+
+static void on_attached(void *data, const char *host)
+{
+	struct watch *w = data;
+	struct whost *h = host_get(w, host);
+
+	h->floor = h->last_ts;
 }
 
 static void host_free(gpointer p)
@@ -159,6 +181,12 @@ static int on_event(void *data, const char *host, const bt_message *msg)
 		return -ENOMEM;
 	if (!dt_rq_decode(w->kinds, msg, &ev))
 		return 0;
+	if (ev.ts <= h->floor) {
+		h->repeated++;
+		return 0;
+	}
+	if (ev.ts > h->last_ts)
+		h->last_ts = ev.ts;
 	if (ev.procname)
 		ev.procname = g_string_chunk_insert_const(w->strings,
 							  ev.procname);
@@ -355,6 +383,31 @@ static void write_html(struct watch *w, const struct dt_rq_model *m)
 	g_free(tmp);
 }
 
+/* What changed in the clock sync since last said. */
+static void say_sync(struct watch *w)
+{
+	for (guint i = 0; i < w->hosts->len; i++) {
+		struct whost *h = g_ptr_array_index(w->hosts, i);
+		const struct dt_sync_host *s;
+
+		if (h->sync < 0)
+			continue;
+		s = dt_sync_host(w->sync, h->sync);
+		if (s->is_reference && !h->said_reference)
+			say("clocks: %s is the reference", h->name);
+		else if (!s->is_reference && s->via >= 0 &&
+			 (s->quality != h->said_quality ||
+			  s->via != h->said_via))
+			say("clocks: %s aligned to %s, %s, within %.3Lf us",
+			    h->name, dt_sync_host(w->sync, s->via)->name,
+			    dt_sync_quality_name(s->quality),
+			    s->uncertainty / 1e3L);
+		h->said_reference = s->is_reference;
+		h->said_quality = s->quality;
+		h->said_via = s->via;
+	}
+}
+
 /* Build, then print what completed, timed out or changed. */
 static void refresh(struct watch *w, bool final)
 {
@@ -369,6 +422,7 @@ static void refresh(struct watch *w, bool final)
 		say("out of memory building the requests");
 		return;
 	}
+	say_sync(w);
 	for (int i = 0; i < m->n_requests; i++) {
 		const struct dt_rq_request *r = &m->requests[i];
 		struct shown *s = shown_of(w, m, r);
@@ -526,19 +580,28 @@ static void watch_free(struct watch *w)
 	dt_sync_free(w->sync);
 }
 
-static void watch_end(struct watch *w)
+/* The last build, and what was printed, seen and lost. */
+static void watch_end(struct watch *w, const struct dt_live *l)
 {
-	uint64_t discarded = 0;
+	uint64_t discarded = 0, repeated = 0, lost;
+	double gap;
 
 	refresh(w, true);
-	for (guint i = 0; i < w->hosts->len; i++)
-		discarded += ((struct whost *)g_ptr_array_index(w->hosts, i))
-				     ->discarded;
+	for (guint i = 0; i < w->hosts->len; i++) {
+		const struct whost *h = g_ptr_array_index(w->hosts, i);
+
+		discarded += h->discarded;
+		repeated += h->repeated;
+	}
+	dt_live_gaps(l, &lost, &gap);
 	say("stopped: %" PRIu64 " requests printed (%" PRIu64 " incomplete "
 	    "when printed, %" PRIu64 " updates) from %" PRIu64 " events of %u "
-	    "hosts; %" PRIu64 " events discarded by the hosts' tracers",
-	    w->printed, w->timed_out, w->updated, w->events, w->hosts->len,
-	    discarded);
+	    "hosts", w->printed, w->timed_out, w->updated, w->events,
+	    w->hosts->len);
+	say("lost: %" PRIu64 " events discarded by the hosts' tracers; %"
+	    PRIu64 " sessions lost and followed again, %.1f s not followed "
+	    "in all; %" PRIu64 " events given again left out", discarded,
+	    lost, gap, repeated);
 }
 
 int dt_cmd_watch(int argc, char **argv)
@@ -547,6 +610,7 @@ int dt_cmd_watch(int argc, char **argv)
 		.event = on_event,
 		.discarded = on_discarded,
 		.note = on_note,
+		.attached = on_attached,
 	};
 	struct watch w = { .timeout_us = 5000000,
 			   .title = "dtracer watch" };
@@ -595,7 +659,7 @@ int dt_cmd_watch(int argc, char **argv)
 			g_usleep(WATCH_IDLE_US);
 	}
 	if (!e) {
-		watch_end(&w);
+		watch_end(&w, l);
 		ret = 0;
 	}
 out:

@@ -6,10 +6,18 @@
 #   bash, flagged  --7400-->  socat (fork)  --7401-->  dt-tcp serve
 #   lttng-relayd, dtracer watch
 #
+# The watcher reaches the relayd's live port through a socat forwarder
+# (127.0.0.1:5345), which is how its connection drops here.
+#
 # Phases, each request a new connection: 2 requests while dt-c does not
 # record (they print at the watcher's timeout, without dt-c); dt-c starts
 # recording (step 1): 4 requests; dt-b stops its session and starts
-# another (step 2): 2 requests. Steps: lead/follow on port 7480 + N.
+# another (step 2): 2 requests; the forwarder dies and comes back 3 s
+# later: 2 requests. Then that watcher stops (SIGINT), and one on dt-b
+# follows the sessions through dt-a's live port, open to the LAN
+# (`collect --live-address`; the relayd lets one viewer at a time attach
+# to a session): it starts at step 3, one more request, it prints it by
+# step 4. Steps: lead/follow on port 7480 + N.
 # Handshakes: 7496 (dt-a records and watches), 7498 (dt-b records and
 # socat listens), 7499 (dt-c serves), 7497 (dt-a is done), 7495 (a host
 # stopped its session).
@@ -17,7 +25,7 @@ tcp=$DT_BUILDDIR/tests/tools/dt-tcp
 dtracer=$DT_BUILDDIR/collector/dtracer
 sys=/sys/distributed-tracer
 # Requests per phase.
-P1=2 P2=4 P3=2
+P1=2 P2=4 P3=2 P4=2
 
 load() {
 	check "modprobe dtracer" modprobe dtracer
@@ -63,13 +71,26 @@ requests() {
 		echo $$ > /sys/distributed-tracer/remove_pid' >> /tmp/client.err 2>&1
 }
 
+# A watcher in the background (its pid in /tmp/remote.pid), once it
+# follows the three sessions.
+remote_watch() {
+	"$dtracer" watch dt-a > /tmp/remote.out 2>&1 < /dev/null &
+	echo $! > /tmp/remote.pid
+	wait_for 60 sh -c "[ \$(grep -c '^# dt-.: following session dtracer (net://dt-a:5344/' /tmp/remote.out) -eq 3 ]"
+}
+
 case $DT_HOST in
 dt-a)
-	check "dtracer collect starts lttng-relayd" sh -c \
-		"$dtracer collect -o /tmp/traces > /tmp/collect.log 2>&1"
+	check "dtracer collect starts lttng-relayd, live port open to the LAN" sh -c \
+		"$dtracer collect -o /tmp/traces --live-address 0.0.0.0 > /tmp/collect.log 2>&1"
 	load
+	forward() {
+		socat TCP4-LISTEN:5345,fork,reuseaddr TCP4:127.0.0.1:5344 \
+			2>> /tmp/forward.err &
+	}
+	forward
 	"$dtracer" watch --tree --delays --timeout 4s --reference dt-a \
-		--html /tmp/live.html localhost > /tmp/watch.out 2> /tmp/watch.err &
+		--html /tmp/live.html 127.0.0.1:5345 > /tmp/watch.out 2> /tmp/watch.err &
 	watch=$!
 	record
 	check "the watcher follows dt-a's session" \
@@ -93,22 +114,33 @@ dt-a)
 		wait_for 60 grep -q '^# dt-b: following session dtracer again' /tmp/watch.out
 	requests $P3
 	check "the watcher printed $P3 more" wait_for $(slow 60) rows $((P1 + P2 + P3))
-	check "the client got $((P1 + P2 + P3)) answers" \
-		sh -c "[ \$(grep -cx echo:hello /tmp/answers) -eq $((P1 + P2 + P3)) ]"
+	# The watcher's connection drops, for 3 s.
+	pkill -f TCP4-LISTEN:5345
+	sleep 3
+	forward
+	check "the watcher lost the 3 sessions and follows them again" \
+		wait_for 60 sh -c "[ \$(grep -c '^# dt-.: following session dtracer again, .* was lost' /tmp/watch.out) -ge 3 ]"
+	requests $P4
+	all=$((P1 + P2 + P3 + P4))
+	check "the watcher printed $P4 more" wait_for $(slow 60) rows $all
+	check "the client got $all answers" \
+		sh -c "[ \$(grep -cx echo:hello /tmp/answers) -eq $all ]"
 	# What the watcher printed while every session still ran.
 	cp /tmp/watch.out "$DT_RESULTS/watch-live.txt"
 	cp /tmp/live.html "$DT_RESULTS/live.html" 2>/dev/null
-	check "told dt-b we are done" wait_for 60 $tcp request dt-b 7497 done
-	check "told dt-c we are done" wait_for 60 $tcp request dt-c 7497 done
-	stop
-	check "dt-b and dt-c closed their sessions" timeout $(slow 300) $tcp serve -4 7495 2
-	kill $ready
-	sleep 2
 	kill -INT $watch
 	wait $watch
 	rc=$?
 	check "the watcher stops on SIGINT, status 0 ($rc)" test $rc -eq 0
 	cp /tmp/watch.out "$DT_RESULTS/watch.txt"
+	lead 3 7480 120
+	requests 1
+	lead 4 7480 120
+	check "told dt-b we are done" wait_for 60 $tcp request dt-b 7497 done
+	check "told dt-c we are done" wait_for 60 $tcp request dt-c 7497 done
+	stop
+	check "dt-b and dt-c closed their sessions" timeout $(slow 300) $tcp serve -4 7495 2
+	kill $ready
 	cp /tmp/watch.err /tmp/client.err "$DT_RESULTS/" 2>/dev/null
 	check "the collector holds three hosts' traces" sh -c '
 		for h in dt-a dt-b dt-c; do
@@ -128,6 +160,13 @@ dt-b)
 	ready=$!
 	follow 2 7480 dt-a sh -c "$dtracer stop > /tmp/stop-1.log 2>&1 &&
 		$dtracer record --collector dt-a --live --gate thread > /tmp/record-2.log 2>&1"
+	follow 3 7480 dt-a check "a watcher on dt-b follows the 3 sessions on dt-a's live port" \
+		remote_watch
+	follow 4 7480 dt-a check "... and prints the request sent then" \
+		wait_for $(slow 60) grep -q '^ *0  [0-9]' /tmp/remote.out
+	kill -INT "$(cat /tmp/remote.pid)"
+	check "... and stops on SIGINT" wait_for 30 sh -c "! kill -0 $(cat /tmp/remote.pid)"
+	cp /tmp/remote.out "$DT_RESULTS/" 2>/dev/null
 	check "dt-a says it is done" timeout $(slow 400) $tcp serve -4 7497 1
 	kill $socat $ready
 	stop
@@ -135,7 +174,7 @@ dt-b)
 	;;
 dt-c)
 	load
-	$tcp serve -4 7401 $((P1 + P2 + P3)) > /tmp/serve.log 2>&1 &
+	$tcp serve -4 7401 $((P1 + P2 + P3 + P4 + 1)) > /tmp/serve.log 2>&1 &
 	srv=$!
 	$tcp serve -4 7499 0 > /dev/null 2>&1 &
 	ready=$!

@@ -4,7 +4,10 @@
 # client) prints each request while they record. Two requests come
 # while dt-c does not record (printed at the timeout, without dt-c);
 # then dt-c starts recording (a host joining after the watcher); then
-# dt-b stops its session and starts another (followed again). Here, on
+# dt-b stops its session and starts another (followed again); then the
+# watcher's connection to the relayd drops for 3 s (followed again, the
+# gap reported). Then it stops, and a watcher on dt-b follows the
+# sessions through the LAN and prints one more request. The arguments' errors come first, on this machine. Here, on
 # the host, after the sessions stopped: every request's tree as printed
 # live is the tree `dtracer requests --tree` prints from the merged
 # trace (same spans, hosts and messages). How long after its end each
@@ -16,7 +19,28 @@
 
 out=${DT_TEST_OUT:-$DT_BUILDDIR/tests/out/live}
 dtracer=$DT_BUILDDIR/collector/dtracer
-n_req=8
+n_req=10
+# bad arguments: exit 2 and a message naming the fault
+mkdir -p "$out"
+bad() {
+	want=$1
+	shift
+	"$dtracer" "$@" > /dev/null 2> "$out/bad.err"
+	st=$?
+	tap_result $([ "$st" = 2 ] && grep -q -- "$want" "$out/bad.err"; echo $?) \
+		"dtracer $*: status 2 ($st), \"$want\""
+}
+bad "is not a duration" record --collector c --live=soon
+bad "is not a duration" record --collector c --live=0s
+bad "snapshots are not live" record --collector c --live --slower-than 1s
+bad "which collector" watch
+bad "one collector only" watch a b
+bad "is not HOST or HOST:PORT" watch a:70000
+bad "is not HOST or HOST:PORT" watch net://a
+bad "is not a duration" watch --timeout x a
+bad "unknown option" watch --no-such a
+bad "is not a host name or IPv4 address" collect --live-address 'a b'
+
 vm_run "$out" "$DT_SRCDIR/tests/collector/guest-live.sh" dt-a dt-b dt-c
 vm_report "$out" dt-a dt-b dt-c
 
@@ -65,7 +89,8 @@ tap_result $? "dtracer merge of the live sessions' traces (dt-b's two)"
 "$dtracer" requests "$out/merged" > "$out/requests.txt" 2>&1
 tap_result $? "dtracer requests"
 n=$(awk '$1 ~ /^[0-9]+$/' "$out/requests.txt" | wc -l)
-tap_result $([ "$n" -eq "$n_req" ]; echo $?) "the merged trace has the $n_req requests ($n)"
+tap_result $([ "$n" -eq $((n_req + 1)) ]; echo $?) \
+	"the merged trace has the $n_req requests and dt-b's watcher's one ($n)"
 : > "$out/after.txt"
 i=0
 while [ "$i" -lt "$n" ]; do
@@ -75,16 +100,17 @@ while [ "$i" -lt "$n" ]; do
 done
 trees "$final" > "$out/trees-live.txt"
 trees "$out/after.txt" > "$out/trees-after.txt"
-tap_result $([ -s "$out/trees-live.txt" ] &&
-	cmp -s "$out/trees-live.txt" "$out/trees-after.txt"; echo $?) \
-	"every tree printed live is the tree printed after the sessions stopped ($(wc -l < "$out/trees-live.txt") of $(wc -l < "$out/trees-after.txt"))"
+same=$(grep -c -F -x -f "$out/trees-live.txt" "$out/trees-after.txt")
+tap_result $([ "$(wc -l < "$out/trees-live.txt")" -eq "$n_req" ] &&
+	[ "$same" -eq "$n_req" ]; echo $?) \
+	"every tree printed live is the tree printed after the sessions stopped ($same of $n_req)"
 diff "$out/trees-live.txt" "$out/trees-after.txt" | head -n 20 | tap_diag_stdin
 
 # The phases, by host count in the trees printed live (start order).
 hosts=$(awk '/^request [0-9]+: /{ print $0 }' "$final" |
 	sed -n 's/.*, \([0-9]\) hosts\{0,1\}, .*/\1/p' | tr -d '\n')
-tap_result $([ "$hosts" = 22333333 ]; echo $?) \
-	"2 requests on 2 hosts (dt-c not recording), then 6 on 3 (dt-c joined, dt-b restarted): $hosts"
+tap_result $([ "$hosts" = 2233333333 ]; echo $?) \
+	"2 requests on 2 hosts (dt-c not recording), then 8 on 3 (dt-c joined, dt-b restarted, the watcher reconnected): $hosts"
 n=$(grep -c '^# request [0-9]* incomplete after' "$final")
 tap_result $([ "$n" -eq 2 ]; echo $?) \
 	"the 2 requests dt-c did not record printed at the timeout, incomplete ($n)"
@@ -92,8 +118,17 @@ late=$(awk '/^request [0-9]+: /{ k++ } k > 2 && /dt-c /{ print; exit }' "$final"
 tap_result $([ -n "$late" ]; echo $?) "dt-c's spans are in the later trees: $late"
 grep -q '^# dt-b: session dtracer ended' "$final"
 tap_result $? "the watcher saw dt-b's first session end"
-grep -q '^# stopped: 8 requests printed' "$final"
+grep -q "^# stopped: $n_req requests printed" "$final"
 tap_result $? "it says what it printed when stopped: $(grep '^# stopped' "$final")"
+grep -q '^# lost: 0 events discarded .*; 3 sessions lost and followed again, ' "$final"
+tap_result $? "... and what it lost: $(grep '^# lost' "$final")"
+n=$(grep -c '^# clocks: dt-[bc] aligned to dt-[ab], accurate' "$final")
+tap_result $([ "$n" -ge 2 ]; echo $?) \
+	"it says when dt-b's and dt-c's clocks are aligned, and how well ($n lines)"
+grep '^# clocks' "$final" | tap_diag_stdin
+r=$(awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]/' "$out/dt-b/remote.out" 2>/dev/null)
+tap_result $(echo "$r" | awk 'END { exit !(NR == 1 && $5 == 3) }'; echo $?) \
+	"dt-b's watcher, through the LAN, printed the last request, on 3 hosts: $r"
 grep -q '<script type="application/json"' "$out/dt-a/live.html" 2>/dev/null
 tap_result $? "--html wrote the page, with its data"
 
