@@ -17,7 +17,8 @@ AM_TESTS_ENVIRONMENT = \
 
 unit_tests = %reldir%/unit/test-parse %reldir%/unit/test-ranges \
 	%reldir%/unit/test-hull %reldir%/unit/test-sync %reldir%/unit/test-retime \
-	%reldir%/unit/test-requests %reldir%/unit/test-export %reldir%/unit/test-view
+	%reldir%/unit/test-requests %reldir%/unit/test-export %reldir%/unit/test-view \
+	%reldir%/unit/test-watch
 check_PROGRAMS = $(unit_tests) %reldir%/tools/dt-tcp %reldir%/tools/dt-pcap \
 	%reldir%/tools/dt-retime %reldir%/tools/dt-view-fixture \
 	%reldir%/tools/dt-export-check %reldir%/tools/dt-crowd %reldir%/tools/dt-inject \
@@ -43,6 +44,13 @@ tests_unit_test_requests_SOURCES = %reldir%/unit/test-requests.c \
 tests_unit_test_requests_CPPFLAGS = -I$(srcdir)/collector -I$(srcdir)/tests/unit
 tests_unit_test_requests_CFLAGS = $(COLLECTOR_CFLAGS)
 tests_unit_test_requests_LDADD = $(GLIB_LIBS) -lm
+tests_unit_test_watch_SOURCES = %reldir%/unit/test-watch.c \
+	%reldir%/unit/tap.h $(collector_rq_sources) \
+	collector/watch-model.c collector/watch-model.h \
+	collector/hull.c collector/hull.h collector/sync.c collector/sync.h
+tests_unit_test_watch_CPPFLAGS = -I$(srcdir)/collector -I$(srcdir)/tests/unit
+tests_unit_test_watch_CFLAGS = $(COLLECTOR_CFLAGS)
+tests_unit_test_watch_LDADD = $(GLIB_LIBS) -lm
 tests_unit_test_export_SOURCES = %reldir%/unit/test-export.c \
 	%reldir%/unit/tap.h %reldir%/unit/rq-fixture.h $(collector_rq_sources) \
 	$(collector_export_sources)

@@ -1,0 +1,255 @@
+/*
+ * The watcher's model (collector/watch-model.c) fed hand-made events of
+ * two hosts, b's clock 7 s ahead of a's: a request whose other host has
+ * not come yet waits, prints at its timeout incomplete, and prints again
+ * (updated, on both hosts) once b's events come; a complete request
+ * prints at once, once; b's span is placed in a's clock; an event given
+ * again after an attach is left out; --tree prints the tree. Times in
+ * ns, the refresh's clock in us.
+ */
+#define _DEFAULT_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tap.h"
+#include "watch-model.h"
+
+#define OFF 7000000000LL	/* b's clock, ahead of a's */
+#define TIMEOUT 5000000		/* us */
+
+static struct dt_watch *w;
+static char *buf;
+static size_t len, seen;
+
+static struct dt_flow flow(int from, int to, int sport, int dport)
+{
+	struct dt_flow f;
+
+	memset(&f, 0, sizeof(f));
+	f.family = 2;
+	f.saddr[0] = 10, f.saddr[3] = (uint8_t)(1 + from);
+	f.daddr[0] = 10, f.daddr[3] = (uint8_t)(1 + to);
+	f.sport = (uint16_t)sport;
+	f.dport = (uint16_t)dport;
+	return f;
+}
+
+static struct dt_flow rev(struct dt_flow f)
+{
+	return flow(f.daddr[3] - 1, f.saddr[3] - 1, f.dport, f.sport);
+}
+
+static const char *name(int h)
+{
+	return h ? "b" : "a";
+}
+
+static void add(int h, struct dt_rq_event ev)
+{
+	if (dt_watch_add(w, name(h), &ev))
+		ok(0, "dt_watch_add accepts the event");
+}
+
+static void flag(int h, int64_t ts, int tid, int reason, struct dt_flow f)
+{
+	add(h, (struct dt_rq_event){ .kind = DT_RQ_EV_FLAG, .ts = ts,
+				     .tid = tid, .pid = tid, .ctx_tid = tid,
+				     .procname = "proc", .reason = reason,
+				     .flow = f, .parent = -1 });
+}
+
+static void unflag(int h, int64_t ts, int tid, int reason)
+{
+	add(h, (struct dt_rq_event){ .kind = DT_RQ_EV_UNFLAG, .ts = ts,
+				     .tid = tid, .pid = tid, .ctx_tid = tid,
+				     .reason = reason, .duration_ns = 1 });
+}
+
+static void send(int h, int64_t ts, int tid, struct dt_flow f, uint32_t seq,
+		 uint32_t n)
+{
+	add(h, (struct dt_rq_event){ .kind = DT_RQ_EV_MARK_SEND, .ts = ts,
+				     .tid = tid, .pid = tid, .ctx_tid = tid,
+				     .flow = f, .seq = seq,
+				     .end_seq = seq + n });
+}
+
+static void recv(int h, int64_t ts, struct dt_flow f, uint32_t seq,
+		 uint32_t n)
+{
+	add(h, (struct dt_rq_event){ .kind = DT_RQ_EV_MARK_RECV, .ts = ts,
+				     .tid = -1, .ctx_tid = -1, .flow = f,
+				     .seq = seq, .end_seq = seq + n });
+}
+
+static void sys(int h, int64_t ts, int tid, int entry)
+{
+	add(h, (struct dt_rq_event){ .kind = entry ? DT_RQ_EV_SYSCALL_ENTRY :
+						     DT_RQ_EV_SYSCALL_EXIT,
+				     .ts = ts, .tid = tid, .pid = tid,
+				     .ctx_tid = tid, .name = "write",
+				     .fd = entry ? 3 : -1 });
+}
+
+static void other(int h, int64_t ts, int tid)
+{
+	add(h, (struct dt_rq_event){ .kind = DT_RQ_EV_OTHER, .ts = ts,
+				     .tid = tid, .pid = tid, .ctx_tid = tid });
+}
+
+/* What the model printed since the last call (a static copy). */
+static const char *printed(void)
+{
+	static char out[65536];
+	size_t n;
+
+	fflush(NULL);
+	n = len - seen < sizeof(out) - 1 ? len - seen : sizeof(out) - 1;
+	memcpy(out, buf + seen, n);
+	out[n] = 0;
+	seen = len;
+	return out;
+}
+
+static int rows(const char *s)
+{
+	int n = 0;
+
+	for (const char *l = s; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : l)
+		n += l[0] == ' ' && l[1] == ' ' && l[2] == ' ' && l[3] >= '0' &&
+		     l[3] <= '9';
+	return n;
+}
+
+static struct { int64_t start, end, b_start, b_end; int n; } last;
+
+static void changed(void *data, const struct dt_rq_model *m)
+{
+	(void)data;
+	last.n = m->n_requests;
+	if (!m->n_requests)
+		return;
+	last.start = m->requests[0].start_ns;
+	last.end = m->requests[0].end_ns;
+	last.b_start = last.b_end = -1;
+	for (int i = 0; i < m->n_spans; i++)
+		if (m->spans[i].request == 0 &&
+		    !strcmp(m->hosts[m->spans[i].host], "b")) {
+			last.b_start = m->spans[i].start_ns;
+			last.b_end = m->spans[i].end_ns;
+		}
+}
+
+/* a 100 -> b 200 and back, b's part later. */
+static void late_host(void)
+{
+	struct dt_flow f = flow(0, 1, 40000, 80);
+	const char *s;
+
+	flag(0, 1000, 100, 0, (struct dt_flow){ 0 });
+	sys(0, 1100, 100, 1);
+	send(0, 1200, 100, f, 1, 50);
+	sys(0, 1300, 100, 0);
+	ok(dt_watch_dirty(w), "new events: dirty");
+	dt_watch_refresh(w, 0, false, changed, NULL);
+	s = printed();
+	ok(rows(s) == 0 && dt_watch_waiting(w) == 1 && !dt_watch_dirty(w),
+	   "b's part missing: nothing printed, one request waits (%d)",
+	   dt_watch_waiting(w));
+	dt_watch_refresh(w, TIMEOUT - 1, false, changed, NULL);
+	ok(rows(printed()) == 0, "... still just before its timeout");
+	dt_watch_refresh(w, TIMEOUT, false, changed, NULL);
+	s = printed();
+	ok(rows(s) == 1 && strstr(s, "# request 0 incomplete after 5.0 s: 0 "
+				     "spans still open, 1 message not received"),
+	   "at its timeout: printed, incomplete, 1 message not received");
+	ok(strstr(s, "   0  ") && strstr(s, "      1      1  a proc[100]"),
+	   "its row: ID 0, 1 host, 1 span, root a proc[100]");
+
+	/* b's events, in b's clock, then a's answer and later event */
+	recv(1, 1500 + OFF, f, 1, 50);
+	flag(1, 1700 + OFF, 200, 1, f);
+	send(1, 2500 + OFF, 200, rev(f), 9000, 300);
+	unflag(1, 2600 + OFF, 200, 2);
+	recv(0, 2900, rev(f), 9000, 300);
+	other(0, 3000, 100);
+	dt_watch_refresh(w, TIMEOUT + 1, false, changed, NULL);
+	s = printed();
+	ok(rows(s) == 1 && strstr(s, "# request 0 updated: 2 spans on 2 "
+				     "hosts, 2 messages (was 1, 1, 1)") &&
+	   !strstr(s, "incomplete"),
+	   "b's part came: printed again, updated, complete");
+	ok(strstr(s, "# clocks: b aligned to a") != NULL,
+	   "the clocks: b aligned to a, said");
+	ok(last.n == 1 && last.b_start > last.start &&
+	   last.b_end < last.end,
+	   "b's span placed inside the request in a's clock (%lld..%lld in "
+	   "%lld..%lld)", (long long)last.b_start, (long long)last.b_end,
+	   (long long)last.start, (long long)last.end);
+	dt_watch_refresh(w, TIMEOUT + 2, false, changed, NULL);
+	ok(rows(printed()) == 0, "built again: nothing printed twice");
+}
+
+/* A second request, all there at once: printed at the first build. */
+static void complete(void)
+{
+	struct dt_flow f = flow(0, 1, 40002, 80);
+	const char *s;
+
+	sys(0, 10000, 100, 1);
+	send(0, 10100, 100, f, 1, 60);
+	sys(0, 10200, 100, 0);
+	recv(1, 10400 + OFF, f, 1, 60);
+	flag(1, 10500 + OFF, 201, 1, f);
+	send(1, 11000 + OFF, 201, rev(f), 5000, 100);
+	unflag(1, 11100 + OFF, 201, 2);
+	recv(0, 11300, rev(f), 5000, 100);
+	other(0, 11400, 100);
+	dt_watch_refresh(w, TIMEOUT + 3, false, changed, NULL);
+	s = printed();
+	ok(rows(s) == 1 && strstr(s, "   1  ") && !strstr(s, "incomplete") &&
+	   !strstr(s, "updated"),
+	   "a complete request prints at once, as request 1");
+	ok(strstr(s, "request 1: a proc[100]") &&
+	   strstr(s, "  b proc[201]  +") && strstr(s, "-> b proc[201]"),
+	   "--tree: its tree, b's span under a's, the message to it");
+	ok(dt_watch_waiting(w) == 0, "nothing waits");
+}
+
+/* After an attach, what is not newer than b's newest is a repeat. */
+static void repeats(void)
+{
+	struct dt_watch_counts c;
+	struct dt_flow f = flow(0, 1, 40002, 80);
+
+	dt_watch_attached(w, "b");
+	recv(1, 10400 + OFF, f, 1, 60);
+	unflag(1, 11100 + OFF, 201, 2);
+	dt_watch_counts(w, &c);
+	ok(c.repeated == 2 && c.hosts == 2 && c.printed == 2 &&
+	   c.timed_out == 1 && c.updated == 1,
+	   "repeats left out (%llu); 2 hosts, 2 printed, 1 at its timeout, "
+	   "1 update", (unsigned long long)c.repeated);
+	dt_watch_refresh(w, TIMEOUT + 4, false, changed, NULL);
+	ok(rows(printed()) == 0, "... and change nothing");
+	dt_watch_refresh(w, TIMEOUT + 5, true, changed, NULL);
+	ok(rows(printed()) == 0, "the last build prints nothing more");
+}
+
+int main(void)
+{
+	struct dt_watch_opts o = { .tree = true, .timeout_us = TIMEOUT,
+				   .reference = "a" };
+	FILE *out = open_memstream(&buf, &len);
+
+	w = dt_watch_new(&o, out);
+	ok(w != NULL, "dt_watch_new");
+	late_host();
+	complete();
+	repeats();
+	dt_watch_free(w);
+	fclose(out);
+	free(buf);
+	return tap_done();
+}
