@@ -1,7 +1,7 @@
 #!/bin/sh
 # make check on the other Debian release, in three parts:
-# 1. the kernel tests that matter most (DT_RELEASE_TESTS: the chain, the
-#    gate, dtracer's events) on Debian 13's kernel and user space, as
+# 1. the kernel tests that matter most (DT_RELEASE_TESTS: the chain and
+#    dtracer's events) on Debian 13's kernel and user space, as
 #    tests/vm/check-kernel.sh runs them (make check-kernel runs them all);
 # 2. Debian 13 as the build machine (DT_INSTALL_TESTS, below);
 # 3. mixed runs (DT_MIXED_TESTS, "TEST:GUEST,..." each): TEST on this
