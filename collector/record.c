@@ -365,7 +365,6 @@ static int valid_size(const char *s, int unit)
 	return !s[n] || (unit && strchr("kMG", s[n]) && !s[n + 1]);
 }
 
-
 /* What `dtracer record` was asked for. */
 struct record_opts {
 	const char *collector, *session, *gate, *subbuf, *nsubbuf;
