@@ -49,6 +49,7 @@ struct live_session {
 				 * silently until events come */
 	const bt_trace *trace;	/* the last event's (a ref) */
 	uint64_t events;	/* since the graph was made */
+	bool delivered;		/* the graph gave a message: attached */
 	uint64_t attaches;
 	bool was_lost;		/* it failed, not ended, last time */
 	int err;		/* from the callback, to end the step */
@@ -109,6 +110,7 @@ static int sink_message(struct live_session *s, const bt_message *msg)
 {
 	struct dt_live *l = s->l;
 
+	s->delivered = true;
 	if (s->quiet)
 		followed_again(s);	/* attached at last */
 	switch (bt_message_get_type(msg)) {
@@ -266,6 +268,7 @@ static int session_graph(struct live_session *s, GError **error)
 		goto out;
 	}
 	s->events = 0;
+	s->delivered = false;
 	s->attaches++;
 	s->state = S_RUNNING;
 	ret = 0;
@@ -418,8 +421,9 @@ static int session_step(struct live_session *s)
 			return err;
 		}
 		if (!s->quiet)
-			note(l, "%s: session %s lost (%s)%s; following it again "
+			note(l, "%s: session %s %s (%s)%s; following it again "
 			     "when the relayd lists it", s->host, s->name,
+			     s->delivered ? "lost" : "cannot be attached to",
 			     e->message, strstr(e->message, "attaching") ?
 			     " (the relayd lets one viewer at a time attach "
 			     "to a session: is another watcher or babeltrace2 "
