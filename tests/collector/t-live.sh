@@ -110,7 +110,6 @@ diff "$out/trees-live.txt" "$out/trees-after.txt" | head -n 20 | tap_diag_stdin
 # The phases, by host count in each request's last tree (by ID: the
 # order of first printing).
 hosts=$(awk '/^request [0-9]+: / {
-		k = $0; sub(/.*, /, "", k)
 		n = $0; sub(/ hosts?, [0-9]+ spans?, .*/, "", n); sub(/.*, /, "", n)
 		id = $2; sub(/:/, "", id); h[id] = n; if (id + 0 > max) max = id + 0
 	}
