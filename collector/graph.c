@@ -455,3 +455,96 @@ int dt_find_traces(const char *dir, GPtrArray *traces, int check,
 	}
 	return check ? check_traces(traces, before, error) : 0;
 }
+
+static bt_component_class_sink_consume_method_status
+msg_sink_consume(bt_self_component_sink *self)
+{
+	struct dt_msg_sink *k = bt_self_component_get_data(
+		bt_self_component_sink_as_self_component(self));
+	bt_message_array_const msgs;
+	uint64_t n;
+	int err = 0;
+
+	switch (bt_message_iterator_next(k->it, &msgs, &n)) {
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_OK:
+		break;
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_END:
+		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_END;
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_AGAIN:
+		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_AGAIN;
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_MEMORY_ERROR:
+		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_MEMORY_ERROR;
+	default:
+		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR;
+	}
+	for (uint64_t i = 0; i < n; i++) {
+		if (!err)
+			err = k->fn(k->data, msgs[i]);
+		bt_message_put_ref(msgs[i]);
+	}
+	if (err) {
+		GError *e = NULL;
+
+		dt_error_errno(&e, -err, "%s", k->what);
+		dt_error_to_component(
+			bt_self_component_sink_as_self_component(self), e);
+		g_error_free(e);
+		return err == -ENOMEM ?
+		       BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_MEMORY_ERROR :
+		       BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR;
+	}
+	return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_OK;
+}
+
+static bt_component_class_initialize_method_status
+msg_sink_init(bt_self_component_sink *self,
+	      bt_self_component_sink_configuration *cfg,
+	      const bt_value *params, void *data)
+{
+	(void)cfg;
+	(void)params;
+	bt_self_component_set_data(
+		bt_self_component_sink_as_self_component(self), data);
+	if (bt_self_component_sink_add_input_port(self, "in", NULL, NULL))
+		return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_MEMORY_ERROR;
+	return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_OK;
+}
+
+static bt_component_class_sink_graph_is_configured_method_status
+msg_sink_configured(bt_self_component_sink *self)
+{
+	struct dt_msg_sink *k = bt_self_component_get_data(
+		bt_self_component_sink_as_self_component(self));
+	bt_self_component_port_input *in =
+		bt_self_component_sink_borrow_input_port_by_name(self, "in");
+
+	if (bt_message_iterator_create_from_sink_component(self, in, &k->it))
+		return BT_COMPONENT_CLASS_SINK_GRAPH_IS_CONFIGURED_METHOD_STATUS_ERROR;
+	return BT_COMPONENT_CLASS_SINK_GRAPH_IS_CONFIGURED_METHOD_STATUS_OK;
+}
+
+static void msg_sink_finalize(bt_self_component_sink *self)
+{
+	struct dt_msg_sink *k = bt_self_component_get_data(
+		bt_self_component_sink_as_self_component(self));
+
+	bt_message_iterator_put_ref(k->it);
+	k->it = NULL;
+}
+
+bt_component_class_sink *dt_msg_sink_class(const char *name)
+{
+	bt_component_class_sink *c =
+		bt_component_class_sink_create(name, msg_sink_consume);
+
+	if (!c)
+		return NULL;
+	if (bt_component_class_sink_set_initialize_method(c, msg_sink_init) ||
+	    bt_component_class_sink_set_graph_is_configured_method(
+		    c, msg_sink_configured) ||
+	    bt_component_class_sink_set_finalize_method(c, msg_sink_finalize)) {
+		bt_component_class_sink_put_ref(c);
+		return NULL;
+	}
+	return c;
+}

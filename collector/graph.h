@@ -53,6 +53,23 @@ bt_graph *dt_graph_traces_data(const struct dt_classes *c,
 			       GError **error);
 
 /*
+ * A sink class that hands each message its graph gives to a function:
+ * `dtracer requests` (requests-read.c) and `dtracer watch` (live.c)
+ * read traces through it. The component's initialize-method data is a
+ * struct dt_msg_sink, which must outlive the graph. fn returns 0, or
+ * -errno to fail the graph: the messages after it are dropped, and
+ * "WHAT: strerror" is the error's cause. NULL on ENOMEM.
+ */
+struct dt_msg_sink {
+	int (*fn)(void *data, const bt_message *msg);
+	void *data;
+	const char *what;
+	bt_message_iterator *it;	/* the sink's own */
+};
+
+bt_component_class_sink *dt_msg_sink_class(const char *name);
+
+/*
  * Append to traces (g_free'd strings) the trace directories (holding a
  * `metadata` file) under dir; with check, their metadata is checked
  * (ctf-check.h). 0, or -1 with *error set (none found included).

@@ -41,7 +41,7 @@ struct live_session {
 	char *key;		/* "HOST/NAME" */
 	char *host, *name, *url;
 	bt_graph *g;
-	bt_message_iterator *it;
+	struct dt_msg_sink sink;
 	enum sess_state state;
 	int64_t changed_us;	/* when its last graph ended or failed */
 	int64_t missing_since;	/* when it ended or was lost; 0: followed */
@@ -145,91 +145,13 @@ static int sink_message(struct live_session *s, const bt_message *msg)
 	}
 }
 
-static bt_component_class_sink_consume_method_status
-consume(bt_self_component_sink *self)
+/* The sink's function: a callback's failure kept, to tell it apart. */
+static int sink_fn(void *data, const bt_message *msg)
 {
-	struct live_session *s = bt_self_component_get_data(
-		bt_self_component_sink_as_self_component(self));
-	bt_message_array_const msgs;
-	uint64_t n;
+	struct live_session *s = data;
 
-	switch (bt_message_iterator_next(s->it, &msgs, &n)) {
-	case BT_MESSAGE_ITERATOR_NEXT_STATUS_OK:
-		break;
-	case BT_MESSAGE_ITERATOR_NEXT_STATUS_END:
-		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_END;
-	case BT_MESSAGE_ITERATOR_NEXT_STATUS_AGAIN:
-		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_AGAIN;
-	case BT_MESSAGE_ITERATOR_NEXT_STATUS_MEMORY_ERROR:
-		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_MEMORY_ERROR;
-	default:
-		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR;
-	}
-	for (uint64_t i = 0; i < n; i++) {
-		if (!s->err)
-			s->err = sink_message(s, msgs[i]);
-		bt_message_put_ref(msgs[i]);
-	}
-	if (s->err) {
-		BT_CURRENT_THREAD_ERROR_APPEND_CAUSE_FROM_COMPONENT(
-			bt_self_component_sink_as_self_component(self),
-			"%s", g_strerror(-s->err));
-		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR;
-	}
-	return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_OK;
-}
-
-static bt_component_class_initialize_method_status
-sink_init(bt_self_component_sink *self,
-	  bt_self_component_sink_configuration *cfg, const bt_value *params,
-	  void *data)
-{
-	(void)cfg;
-	(void)params;
-	bt_self_component_set_data(
-		bt_self_component_sink_as_self_component(self), data);
-	if (bt_self_component_sink_add_input_port(self, "in", NULL, NULL))
-		return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_MEMORY_ERROR;
-	return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_OK;
-}
-
-static bt_component_class_sink_graph_is_configured_method_status
-sink_configured(bt_self_component_sink *self)
-{
-	struct live_session *s = bt_self_component_get_data(
-		bt_self_component_sink_as_self_component(self));
-	bt_self_component_port_input *in =
-		bt_self_component_sink_borrow_input_port_by_name(self, "in");
-
-	if (bt_message_iterator_create_from_sink_component(self, in, &s->it))
-		return BT_COMPONENT_CLASS_SINK_GRAPH_IS_CONFIGURED_METHOD_STATUS_ERROR;
-	return BT_COMPONENT_CLASS_SINK_GRAPH_IS_CONFIGURED_METHOD_STATUS_OK;
-}
-
-static void sink_finalize(bt_self_component_sink *self)
-{
-	struct live_session *s = bt_self_component_get_data(
-		bt_self_component_sink_as_self_component(self));
-
-	bt_message_iterator_put_ref(s->it);
-	s->it = NULL;
-}
-
-static bt_component_class_sink *sink_class(void)
-{
-	bt_component_class_sink *c =
-		bt_component_class_sink_create("dtracer-live", consume);
-
-	if (!c)
-		return NULL;
-	if (bt_component_class_sink_set_initialize_method(c, sink_init) ||
-	    bt_component_class_sink_set_graph_is_configured_method(
-		    c, sink_configured) ||
-	    bt_component_class_sink_set_finalize_method(c, sink_finalize)) {
-		bt_component_class_sink_put_ref(c);
-		return NULL;
-	}
-	return c;
+	s->err = sink_message(s, msg);
+	return s->err;
 }
 
 /* The session's graph: lttng-live on its URL into our sink. 0 or -1. */
@@ -257,7 +179,7 @@ static int session_graph(struct live_session *s, GError **error)
 					  "live", params,
 					  BT_LOGGING_LEVEL_NONE, &src) ||
 	    bt_graph_add_sink_component_with_initialize_method_data(
-		    s->g, l->sink_cls, "sink", NULL, s,
+		    s->g, l->sink_cls, "sink", NULL, &s->sink,
 		    BT_LOGGING_LEVEL_ERROR, &sink) ||
 	    bt_graph_connect_ports(s->g,
 		bt_component_source_borrow_output_port_by_index_const(src, 0),
@@ -267,6 +189,8 @@ static int session_graph(struct live_session *s, GError **error)
 				 s->url);
 		goto out;
 	}
+	s->sink = (struct dt_msg_sink){ .fn = sink_fn, .data = s,
+					.what = "the watcher" };
 	s->events = 0;
 	s->delivered = false;
 	s->attaches++;
@@ -464,7 +388,7 @@ struct dt_live *dt_live_new(const struct dt_classes *cls, const char *url,
 	l->sessions = g_hash_table_new_full(g_str_hash, g_str_equal, NULL,
 					    session_free);
 	l->order = g_ptr_array_new();
-	l->sink_cls = sink_class();
+	l->sink_cls = dt_msg_sink_class("dtracer-live");
 	l->discovered_us = INT64_MIN / 2;
 	if (!l->sink_cls) {
 		dt_error_errno(error, ENOMEM, "the live reader");

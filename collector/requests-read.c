@@ -20,7 +20,7 @@
 
 struct reader {
 	struct dt_rq_builder *b;
-	bt_message_iterator *it;
+	struct dt_msg_sink sink;
 	GHashTable *hosts;	/* const bt_trace * -> host + 1 */
 	GHashTable *kinds;	/* const bt_event_class * -> kind + 1 */
 };
@@ -213,97 +213,12 @@ static int add_event(struct reader *r, const bt_message *msg)
 	return dt_rq_add(r->b, &ev) ? -errno : 0;
 }
 
-static bt_component_class_sink_consume_method_status
-consume(bt_self_component_sink *self)
+/* The sink's function: the events, the rest ignored. */
+static int add_message(void *data, const bt_message *msg)
 {
-	struct reader *r = bt_self_component_get_data(
-		bt_self_component_sink_as_self_component(self));
-	bt_message_array_const msgs;
-	uint64_t n;
-	int err = 0;
-
-	switch (bt_message_iterator_next(r->it, &msgs, &n)) {
-	case BT_MESSAGE_ITERATOR_NEXT_STATUS_OK:
-		break;
-	case BT_MESSAGE_ITERATOR_NEXT_STATUS_END:
-		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_END;
-	case BT_MESSAGE_ITERATOR_NEXT_STATUS_AGAIN:
-		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_AGAIN;
-	case BT_MESSAGE_ITERATOR_NEXT_STATUS_MEMORY_ERROR:
-		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_MEMORY_ERROR;
-	default:
-		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR;
-	}
-	for (uint64_t i = 0; i < n; i++) {
-		if (!err && bt_message_get_type(msgs[i]) ==
-			    BT_MESSAGE_TYPE_EVENT)
-			err = add_event(r, msgs[i]);
-		bt_message_put_ref(msgs[i]);
-	}
-	if (err) {
-		GError *e = NULL;
-
-		dt_error_errno(&e, -err, "building the requests");
-		dt_error_to_component(
-			bt_self_component_sink_as_self_component(self), e);
-		g_error_free(e);
-		return err == -ENOMEM ?
-		       BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_MEMORY_ERROR :
-		       BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR;
-	}
-	return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_OK;
-}
-
-static bt_component_class_initialize_method_status
-init(bt_self_component_sink *self, bt_self_component_sink_configuration *cfg,
-     const bt_value *params, void *data)
-{
-	(void)cfg;
-	(void)params;
-	bt_self_component_set_data(
-		bt_self_component_sink_as_self_component(self), data);
-	if (bt_self_component_sink_add_input_port(self, "in", NULL, NULL))
-		return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_MEMORY_ERROR;
-	return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_OK;
-}
-
-static bt_component_class_sink_graph_is_configured_method_status
-configured(bt_self_component_sink *self)
-{
-	struct reader *r = bt_self_component_get_data(
-		bt_self_component_sink_as_self_component(self));
-	bt_self_component_port_input *in =
-		bt_self_component_sink_borrow_input_port_by_name(self, "in");
-
-	if (bt_message_iterator_create_from_sink_component(self, in, &r->it))
-		return BT_COMPONENT_CLASS_SINK_GRAPH_IS_CONFIGURED_METHOD_STATUS_ERROR;
-	return BT_COMPONENT_CLASS_SINK_GRAPH_IS_CONFIGURED_METHOD_STATUS_OK;
-}
-
-static void finalize(bt_self_component_sink *self)
-{
-	struct reader *r = bt_self_component_get_data(
-		bt_self_component_sink_as_self_component(self));
-
-	bt_message_iterator_put_ref(r->it);
-	r->it = NULL;
-}
-
-static bt_component_class_sink *reader_class(void)
-{
-	bt_component_class_sink *c =
-		bt_component_class_sink_create("dtracer-requests", consume);
-
-	if (!c)
-		return NULL;
-	if (bt_component_class_sink_set_initialize_method(c, init) ||
-	    bt_component_class_sink_set_graph_is_configured_method(c,
-								   configured) ||
-	    bt_component_class_sink_set_finalize_method(c, finalize)) {
-		bt_component_class_sink_put_ref(c);
-		return NULL;
-	}
-	return c;
+	if (bt_message_get_type(msg) != BT_MESSAGE_TYPE_EVENT)
+		return 0;
+	return add_event(data, msg);
 }
 
 /* MERGED/ctf if there is one, else MERGED itself. */
@@ -326,11 +241,13 @@ static int run(struct reader *r, GPtrArray *traces, GError **error)
 
 	if (dt_classes_load(&cls, error))
 		return -1;
-	sink = reader_class();
+	r->sink = (struct dt_msg_sink){ .fn = add_message, .data = r,
+					.what = "building the requests" };
+	sink = dt_msg_sink_class("dtracer-requests");
 	if (sink)
 		g = dt_graph_traces_data(&cls, (char *const *)traces->pdata,
 					 (int)traces->len, NULL, NULL,
-					 sink, NULL, r, error);
+					 sink, NULL, &r->sink, error);
 	else
 		dt_error_errno(error, ENOMEM, "the requests' reader");
 	if (g)
