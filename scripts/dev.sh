@@ -7,6 +7,11 @@
 #   sh scripts/dev.sh demo    install what is missing, build, run the demo
 #
 # Both are idempotent: a second run rebuilds only what changed.
+#
+# check ends with where the time went (scripts/times.sh: each phase, the
+# slowest tests, those over twice their stated time, the distance from
+# the 40-minute budget), also when it fails; the figures stay in
+# tests/phases.tsv and tests/times.tsv.
 set -eu
 cd "$(dirname "$0")/.."
 
@@ -15,7 +20,24 @@ check | demo) ;;
 *) echo "usage: sh scripts/dev.sh check|demo" >&2; exit 2 ;;
 esac
 
+# phase NAME: the seconds since the previous phase ended go to NAME.
+DT_PHASES=$PWD/tests/phases.tsv
+DT_TIMES=$PWD/tests/times.tsv
+export DT_TIMES
+phase_t=$(date +%s)
+phase() {
+	_now=$(date +%s)
+	printf '%s\t%s\n' "$1" $((_now - phase_t)) >> "$DT_PHASES"
+	phase_t=$_now
+}
+if [ "$1" = check ]; then
+	: > "$DT_PHASES"
+	: > "$DT_TIMES"
+	trap 'sh scripts/times.sh "$DT_PHASES" "$DT_TIMES"' EXIT
+fi
+
 sh scripts/deps.sh
+phase packages
 [ -x configure ] || ./autogen.sh
 # configure again when a package it probes for (clang for the fuzzers,
 # dkms, ...) was installed or changed since it ran: a tree configured
@@ -32,8 +54,16 @@ elif [ "$pkgs" != "$(cat config.deps 2>/dev/null)" ]; then
 	./config.status
 fi
 printf '%s\n' "$pkgs" > config.deps
+phase configure
 make -j"$(nproc)"
+phase build
+if [ "$1" = check ]; then
+	make check-suite-build
+	phase debian13-build
+fi
 make "$1"
 if [ "$1" = check ]; then
-	make distcheck
+	phase check
+	DT_TIMES_PHASE=distcheck make distcheck
+	phase distcheck
 fi

@@ -14,10 +14,18 @@
 # running, and the plan is printed if the test had not printed it, so
 # that automake's tap-driver counts a failure, not a broken stream.
 # Exit status: the test's, or 124 after a hang.
+#
+# Its time goes to DT_TIMES (default DT_BUILDDIR/tests/times.tsv; unset
+# and no DT_BUILDDIR: nowhere), one line a test: PHASE (DT_TIMES_PHASE,
+# default check), the test's path from tests/, its seconds, the seconds
+# the test states ("# seconds: N" in a script's header, "-" if none) and
+# its exit status. scripts/times.sh prints the table from it.
 limit=${DT_TEST_LIMIT:-1500}
+t0=$(date +%s)
 vm=${DT_VM_TIMEOUT:-600}
 [ "$vm" -gt 600 ] && limit=$((limit * vm / 600))
 for name; do :; done
+path=$name
 name=${name##*/}
 
 tmp=$(mktemp -d) || exit 99
@@ -61,6 +69,16 @@ awk '
 wait $pid
 rc=$?
 wait $dog
+
+times=${DT_TIMES:-${DT_BUILDDIR:+$DT_BUILDDIR/tests/times.tsv}}
+if [ -n "$times" ]; then
+	expect=-
+	[ -f "$path" ] && expect=$(sed -n '1,30s/^# seconds: *\([0-9][0-9]*\).*/\1/p' "$path" | head -n 1)
+	case $path in */tests/*) path=tests/${path#*/tests/} ;; ./*) path=${path#./} ;; esac
+	[ -f "$tmp/hung" ] && rc=124
+	printf '%s\t%s\t%s\t%s\t%s\n' "${DT_TIMES_PHASE:-check}" "$path" \
+		$(($(date +%s) - t0)) "${expect:--}" "$rc" >> "$times"
+fi
 
 if [ -f "$tmp/hung" ]; then
 	read -r n plan < "$tmp/count"

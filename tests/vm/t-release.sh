@@ -19,6 +19,19 @@ tree=$DT_BUILDDIR/tests/vm/build-$suite/tree
 [ -f "$tree/tests/vm/config.sh" ] ||
 	tap_skip_all "nothing built for $suite (make check builds it with VM tests on)"
 
+# part LABEL SECONDS STATED RC: one part's time, for scripts/times.sh
+# (tests/limit.sh's DT_TIMES).
+part() {
+	[ -n "${DT_TIMES:-}" ] || return 0
+	printf 'part\ttests/vm/t-release.sh: %s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" >> "$DT_TIMES"
+}
+
+# stated TEST: the seconds TEST states ("# seconds: N"), "-" if none.
+stated() {
+	_s=$(sed -n '1,30s/^# seconds: *\([0-9][0-9]*\).*/\1/p' "$DT_SRCDIR/$1" | head -n 1)
+	echo "${_s:--}"
+}
+
 # report LABEL NAME LOG RC: LOG's points as this test's.
 report() {
 	n=0 bad=0
@@ -46,8 +59,11 @@ for test in ${DT_RELEASE_TESTS:?}; do
 	name=$(basename "$test" .sh)
 	log=$tree/tests/out/$name.log
 	mkdir -p "$tree/tests/out"
+	t0=$(date +%s)
 	DT_BUILDDIR=$tree sh "$DT_SRCDIR/$test" > "$log" 2>&1
-	report "$suite" "$name" "$log" $?
+	rc=$?
+	part "$name [$suite]" $(($(date +%s) - t0)) "$(stated "$test")" $rc
+	report "$suite" "$name" "$log" $rc
 done
 
 # That release as the build machine (check-kernel.sh install): configure
@@ -57,9 +73,11 @@ done
 if [ -n "${DT_INSTALL_TESTS:-}" ]; then
 	ilog=$DT_BUILDDIR/tests/vm/build-$suite/install.log
 	isrc=$DT_BUILDDIR/tests/vm/build-$suite/install/src
+	t0=$(date +%s)
 	DT_SUITE=$suite sh "$DT_SRCDIR/tests/vm/check-kernel.sh" install \
 		$DT_INSTALL_TESTS > "$ilog" 2>&1
 	rc=$?
+	part "build and install [$suite build]" $(($(date +%s) - t0)) - $rc
 	tap_result $rc "[$suite build] configure, make and make check in the $suite root"
 	[ $rc = 0 ] || tail -n 15 "$ilog" | tap_diag_stdin
 	want=$(grep "^$suite " "$DT_SRCDIR/lttng-modules/releases" | cut -d' ' -f2)
@@ -87,9 +105,12 @@ for spec in ${DT_MIXED_TESTS:-}; do
 	done
 	rm -rf "$res"
 	mkdir -p "$res"
+	t0=$(date +%s)
 	DT_TEST_OUT=$res DT_VM_GUEST_CONFIG=$conf sh "$DT_SRCDIR/$test" \
 		> "$res.log" 2>&1
-	report mixed "$name" "$res.log" $?
+	rc=$?
+	part "$name [mixed]" $(($(date +%s) - t0)) "$(stated "$test")" $rc
+	report mixed "$name" "$res.log" $rc
 	for g in $(echo "${spec#*:}" | tr ',' ' '); do
 		[ -f "$res/$g/.guest.env" ] ||
 			tap_result 1 "[mixed] $name: $g is one of its guests (no $res/$g)"
