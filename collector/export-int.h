@@ -2,6 +2,8 @@
  * The exports' shared internals (export.c, export-perfetto.c,
  * export-otlp.c): one export under way, and json-c helpers that note an
  * allocation failure instead of crashing or writing half a document.
+ * Not the exports' interface (export.h), which this header does not
+ * include: the model's types come from requests-types.h.
  */
 #ifndef DT_COLLECTOR_EXPORT_INT_H
 #define DT_COLLECTOR_EXPORT_INT_H
@@ -11,7 +13,7 @@
 
 #include <json-c/json.h>
 
-#include "export.h"
+#include "requests-types.h"
 
 /* One export under way. */
 struct ex {

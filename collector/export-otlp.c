@@ -14,6 +14,7 @@
  */
 #define _GNU_SOURCE
 #include "export-int.h"
+#include "requests.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

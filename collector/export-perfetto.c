@@ -13,6 +13,7 @@
  */
 #define _GNU_SOURCE
 #include "export-int.h"
+#include "requests.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

@@ -6,6 +6,7 @@
  * OpenTelemetry backends).
  */
 #define _GNU_SOURCE
+#include "export.h"
 #include "export-int.h"
 
 #include <errno.h>

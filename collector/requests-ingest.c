@@ -370,7 +370,8 @@ static void add_wakeup(struct dt_rq_builder *b, struct host *h,
 		rq_thread_to(b, t, ev->ts, ST_RUNNABLE, DT_RQ_BLOCK_OTHER);
 }
 
-int dt_rq_add(struct dt_rq_builder *b, const struct dt_rq_event *ev)
+/* One event (dt_rq_add). */
+int rq_ingest(struct dt_rq_builder *b, const struct dt_rq_event *ev)
 {
 	struct host *h;
 

@@ -1,8 +1,9 @@
 /*
  * The requests builder's internals, shared by its stages (requests.c
- * lists them): what ingestion collects, the state of dt_rq_finish, and
- * each stage's entry points. Not part of the collector's interface:
- * requests.h is.
+ * lists them and calls them in order): what ingestion collects, the
+ * state of dt_rq_finish, and each stage's entry points. Not part of the
+ * collector's interface: requests.h is, and this header does not
+ * include it (the model's types are in requests-types.h).
  */
 #ifndef DT_COLLECTOR_REQUESTS_INT_H
 #define DT_COLLECTOR_REQUESTS_INT_H
@@ -12,7 +13,7 @@
 
 #include <glib.h>
 
-#include "requests.h"
+#include "requests-types.h"
 
 enum th_state { ST_UNKNOWN, ST_RUNNING, ST_RUNNABLE, ST_BLOCKED };
 
@@ -165,17 +166,23 @@ static inline struct node *node_at(struct finish *F, int i)
 	return &g_array_index(F->nodes, struct node, i);
 }
 
-/* requests-ingest.c */
+/*
+ * Each stage's entry points, in the order requests.c calls them; a stage
+ * may use those of the stages before it, never after.
+ */
+
+/* 1. requests-ingest.c: each event (dt_rq_add), then the spans left open */
+int rq_ingest(struct dt_rq_builder *b, const struct dt_rq_event *ev);
 void rq_thread_to(struct dt_rq_builder *b, struct thread *t, int64_t ts,
 		  enum th_state st, enum dt_rq_block blk);
 void rq_close_open(struct dt_rq_builder *b);
 
-/* requests-match.c */
+/* 2. requests-match.c */
 void rq_flowsegs_free(gpointer p);
 void rq_index_flows(struct finish *F);
 int rq_match_flow(struct finish *F, struct flowsegs *fs);
 
-/* requests-link.c */
+/* 3. requests-link.c */
 void rq_index_tids(struct finish *F);
 void rq_sends_to_spans(struct finish *F);
 int rq_latest(struct finish *F, GArray *idx, bool sends, int host,
@@ -183,24 +190,21 @@ int rq_latest(struct finish *F, GArray *idx, bool sends, int host,
 void rq_link_raws(struct finish *F);
 void rq_break_cycles(struct finish *F);
 
-/* requests-messages.c */
+/* 4. requests-messages.c */
 GArray *rq_build_messages(struct finish *F);
 
-/* requests-tree.c */
+/* 5. requests-tree.c */
 void rq_raw_tree(struct finish *F, GArray *msgs);
 void rq_make_nodes(struct finish *F, GArray *msgs);
 int rq_node_of(struct finish *F, int i, int64_t t);
 void rq_node_parents(struct finish *F);
 GArray *rq_node_children(struct finish *F);
 
-/* requests-spans.c */
-int rq_assemble(struct finish *F, GArray *msgs);
+/* 6. requests-spans.c: the model's spans, requests and messages */
+int rq_assemble(struct finish *F, GArray *roots, GArray *msgs);
 
-/* requests-summary.c */
-void rq_summarize_pieces(struct dt_rq_summary *s, const struct raw *r,
-			 int64_t a, int64_t b);
-int rq_summarize_syscalls(struct dt_rq_summary *s, const struct raw *r,
-			  int64_t a, int64_t b);
+/* 7. requests-summary.c: each span's summary, each request's */
+int rq_summarize_spans(struct finish *F);
 int rq_fill_requests(struct dt_rq_model *m);
 
 #endif

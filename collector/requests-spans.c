@@ -1,6 +1,7 @@
 /*
- * Requests, stage 6: the model. Nodes numbered depth-first into spans,
- * one request per root; messages with their final span ids; bytes.
+ * Requests, stage 6: the model. Nodes (stage 5) numbered depth-first
+ * into spans, one request per root; messages with their final span ids;
+ * bytes. The summaries are stage 7's.
  */
 #define _DEFAULT_SOURCE
 #include <stdlib.h>
@@ -31,10 +32,7 @@ static int fill_span(struct finish *F, int v, int req, int parent_id,
 	s->duration_ns = n->duration;
 	s->flow = r->flow;
 	s->depth = depth;
-	rq_summarize_pieces(&s->sum, r, n->start, n->end);
-	if (!s->procname || rq_summarize_syscalls(&s->sum, r, n->start, n->end))
-		return -1;
-	return s->id;
+	return s->procname ? s->id : -1;
 }
 
 /* Depth-first from a root: ids in that order. */
@@ -108,23 +106,18 @@ static void bytes_sent(struct finish *F)
 	}
 }
 
-int rq_assemble(struct finish *F, GArray *msgs)
+/* The roots (stage 5's rq_node_children) in start order. */
+int rq_assemble(struct finish *F, GArray *roots, GArray *msgs)
 {
 	struct dt_rq_model *m = F->m;
-	GArray *roots;
 	guint i;
-	int ret = -1;
 
-	rq_raw_tree(F, msgs);
-	rq_make_nodes(F, msgs);
-	rq_node_parents(F);
-	roots = rq_node_children(F);
 	m->spans = calloc(F->nodes->len ? F->nodes->len : 1,
 			  sizeof(*m->spans));
 	m->requests = calloc(roots->len ? roots->len : 1,
 			     sizeof(*m->requests));
 	if (!m->spans || !m->requests)
-		goto out;
+		return -1;
 	for (i = 0; i < roots->len; i++) {
 		int v = g_array_index(roots, int, i);
 		struct dt_rq_request *r = &m->requests[m->n_requests++];
@@ -135,14 +128,11 @@ int rq_assemble(struct finish *F, GArray *msgs)
 		if (raw->flag != DT_RQ_FLAG_MANUAL)
 			m->orphan_spans++;
 		if (number_tree(F, v, (int)i, -1, 0))
-			goto out;
+			return -1;
 		r->root = node_at(F, v)->id;
 	}
 	if (final_messages(F, msgs))
-		goto out;
+		return -1;
 	bytes_sent(F);
-	ret = rq_fill_requests(m);
-out:
-	g_array_free(roots, TRUE);
-	return ret;
+	return 0;
 }

@@ -11,8 +11,8 @@
 
 #include "requests-int.h"
 
-void rq_summarize_pieces(struct dt_rq_summary *s, const struct raw *r,
-			 int64_t a, int64_t b)
+static void summarize_pieces(struct dt_rq_summary *s, const struct raw *r,
+			     int64_t a, int64_t b)
 {
 	guint i;
 
@@ -52,8 +52,8 @@ static gint by_time_desc(gconstpointer x, gconstpointer y)
 	return strcmp(p->name, q->name);
 }
 
-int rq_summarize_syscalls(struct dt_rq_summary *s, const struct raw *r,
-			  int64_t a, int64_t b)
+static int summarize_syscalls(struct dt_rq_summary *s, const struct raw *r,
+			      int64_t a, int64_t b)
 {
 	GHashTable *by = g_hash_table_new(g_str_hash, g_str_equal);
 	GArray *out = g_array_new(FALSE, TRUE, sizeof(struct dt_rq_syscall));
@@ -110,6 +110,26 @@ int rq_summarize_syscalls(struct dt_rq_summary *s, const struct raw *r,
 	}
 	g_array_free(out, TRUE);
 	return ret;
+}
+
+/* Each numbered node's span: where its time went, its system calls. */
+int rq_summarize_spans(struct finish *F)
+{
+	guint i;
+
+	for (i = 0; i < F->nodes->len; i++) {
+		const struct node *n = node_at(F, (int)i);
+		const struct raw *r = raw_at(F->b, n->raw);
+		struct dt_rq_summary *s;
+
+		if (n->id < 0)
+			continue;
+		s = &F->m->spans[n->id].sum;
+		summarize_pieces(s, r, n->start, n->end);
+		if (summarize_syscalls(s, r, n->start, n->end))
+			return -1;
+	}
+	return 0;
 }
 
 struct hop {

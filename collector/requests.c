@@ -1,18 +1,32 @@
 /*
  * Requests: the model's names and its freeing, the builder's life, and
- * dt_rq_finish, which runs the stages in order:
+ * the stages, which it calls in this order (dt_rq_add stage 1 for each
+ * event, dt_rq_finish the end of stage 1, then stages 2 to 7):
  *
- *   requests-ingest.c    per host, events in time order: flag intervals
- *                        ("raws"), thread states, syscalls, segments
- *   requests-match.c     marked sends matched with their receives
- *   requests-link.c      which span sent each segment, and each span's
- *                        parent (the span whose bytes flagged it)
- *   requests-messages.c  runs of segments one span sent on one flow
- *   requests-tree.c      the raw tree; a manual flag split per request
- *   requests-spans.c     the model's spans and messages, numbered
- *   requests-summary.c   per span, its kernel time; per request, its
- *                        members, extent and critical hop
+ *   1. requests-ingest.c    per host, events in time order: flag
+ *                           intervals ("raws"), thread states, syscalls,
+ *                           segments (rq_ingest); spans still open at
+ *                           their host's last event closed there
+ *                           (rq_close_open)
+ *   2. requests-match.c     marked sends matched with their receives
+ *                           (rq_index_flows, rq_match_flow)
+ *   3. requests-link.c      which span sent each segment, and each
+ *                           span's parent (the span whose bytes flagged
+ *                           it) (rq_index_tids, rq_sends_to_spans,
+ *                           rq_link_raws, rq_break_cycles)
+ *   4. requests-messages.c  runs of segments one span sent on one flow
+ *                           (rq_build_messages)
+ *   5. requests-tree.c      the raw tree; a manual flag split per
+ *                           request into nodes; their parents and order
+ *                           (rq_raw_tree, rq_make_nodes, rq_node_parents,
+ *                           rq_node_children)
+ *   6. requests-spans.c     the model's spans, requests and messages,
+ *                           numbered; bytes (rq_assemble)
+ *   7. requests-summary.c   per span, its kernel time and syscalls; per
+ *                           request, its members, extent and critical hop
+ *                           (rq_summarize_spans, rq_fill_requests)
  *
+ * Each stage may use the ones before it, never those after.
  * See requests.h and docs/architecture.md, "Requests".
  */
 #define _DEFAULT_SOURCE
@@ -23,6 +37,7 @@
 
 #include <glib.h>
 
+#include "requests.h"
 #include "requests-int.h"
 
 const char *dt_rq_flag_reason_name(enum dt_rq_flag_reason r)
@@ -174,6 +189,12 @@ int dt_rq_host(struct dt_rq_builder *b, const char *name)
 	return (int)b->hosts->len - 1;
 }
 
+/* Stage 1, for each event. */
+int dt_rq_add(struct dt_rq_builder *b, const struct dt_rq_event *ev)
+{
+	return rq_ingest(b, ev);
+}
+
 static int copy_hosts(struct dt_rq_builder *b, struct dt_rq_model *m)
 {
 	guint i;
@@ -193,7 +214,7 @@ static int copy_hosts(struct dt_rq_builder *b, struct dt_rq_model *m)
 struct dt_rq_model *dt_rq_finish(struct dt_rq_builder *b)
 {
 	struct finish F = { .b = b };
-	GArray *msgs = NULL;
+	GArray *msgs = NULL, *roots = NULL;
 	GHashTableIter it;
 	gpointer v;
 	guint i;
@@ -202,7 +223,9 @@ struct dt_rq_model *dt_rq_finish(struct dt_rq_builder *b)
 	F.m = calloc(1, sizeof(*F.m));
 	if (!F.m || copy_hosts(b, F.m))
 		goto out;
+	/* 1. ingestion's end */
 	rq_close_open(b);
+	/* 2. match */
 	F.flows = g_hash_table_new_full(dt_flow_hash, dt_flow_equal, NULL,
 					rq_flowsegs_free);
 	F.by_tid = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
@@ -213,12 +236,25 @@ struct dt_rq_model *dt_rq_finish(struct dt_rq_builder *b)
 	while (g_hash_table_iter_next(&it, NULL, &v))
 		if (rq_match_flow(&F, v))
 			goto out;
+	/* 3. link */
 	rq_index_tids(&F);
 	rq_sends_to_spans(&F);
 	rq_link_raws(&F);
 	rq_break_cycles(&F);
+	/* 4. messages */
 	msgs = rq_build_messages(&F);
-	ret = rq_assemble(&F, msgs);
+	/* 5. tree */
+	rq_raw_tree(&F, msgs);
+	rq_make_nodes(&F, msgs);
+	rq_node_parents(&F);
+	roots = rq_node_children(&F);
+	/* 6. spans */
+	if (rq_assemble(&F, roots, msgs))
+		goto out;
+	/* 7. summaries */
+	if (rq_summarize_spans(&F) || rq_fill_requests(F.m))
+		goto out;
+	ret = 0;
 	for (i = 0; i < b->sends->len; i++)
 		F.m->unmatched_sends += send_at(&F, (int)i)->match < 0;
 	for (i = 0; i < b->recvs->len; i++)
@@ -226,6 +262,8 @@ struct dt_rq_model *dt_rq_finish(struct dt_rq_builder *b)
 	F.m->events = b->events;
 	F.m->dtracer_events = b->dtracer_events;
 out:
+	if (roots)
+		g_array_free(roots, TRUE);
 	if (msgs)
 		g_array_free(msgs, TRUE);
 	if (F.flows)
