@@ -11,9 +11,4 @@ int dt_cmd_view(int argc, char **argv);
 int dt_cmd_export(int argc, char **argv);
 int dt_cmd_watch(int argc, char **argv);
 
-#include <stdint.h>
-
-/* "50ms", "1.5s", "800us", "20000ns" -> ns; 0 if not that (record.c). */
-uint64_t dt_parse_duration(const char *s);
-
 #endif

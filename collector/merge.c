@@ -15,7 +15,6 @@
 
 #include <errno.h>
 #include <ftw.h>
-#include <getopt.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -29,12 +28,15 @@
 #include "ctf-check.h"
 #include "flt-sync.h"
 #include "graph.h"
+#include "options.h"
 #include "retime.h"
 #include "sync.h"
 
 struct merge {
 	const char *out;
 	const char *reference;
+	char **dirs;			/* DIR... */
+	int n_dirs;
 	int text;
 	int only_sync;
 	int progress;
@@ -342,26 +344,27 @@ static int usage(const char *cmd, FILE *f)
 	return f == stdout ? 0 : 2;
 }
 
+static const struct dt_option merge_options[] = {
+	{ "output", required_argument, 'o', 1 },
+	{ "reference", required_argument, 'r', 1 },
+	{ "no-text", no_argument, 'T', 0 },
+	{ "help", no_argument, 'h', 1 },
+	{ NULL, 0, 0, 0 },
+};
+
 static int parse(struct merge *m, const char *cmd, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "reference", required_argument, NULL, 'r' },
-		{ "no-text", no_argument, NULL, 'T' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct dt_opts p;
 	int c;
 
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:r:h", opts, NULL)) != -1) {
+	dt_opts_start(&p, cmd, "", merge_options, argc, argv);
+	while ((c = dt_opts_next(&p)) != -1) {
 		switch (c) {
 		case 'o':
-			m->out = optarg;
+			m->out = p.arg;
 			break;
 		case 'r':
-			m->reference = optarg;
+			m->reference = p.arg;
 			break;
 		case 'T':
 			m->text = 0;
@@ -369,12 +372,13 @@ static int parse(struct merge *m, const char *cmd, int argc, char **argv)
 		case 'h':
 			exit(usage(cmd, stdout));
 		default:
-			fprintf(stderr, "dtracer %s: unknown option or missing "
-				"argument: %s\n", cmd, argv[optind - 1]);
+			dt_opts_bad(&p);
 			return usage(cmd, stderr);
 		}
 	}
-	if (optind == argc) {
+	m->dirs = argv + p.ind;
+	m->n_dirs = argc - p.ind;
+	if (!m->n_dirs) {
 		fprintf(stderr, "dtracer %s: no trace directory given\n", cmd);
 		return usage(cmd, stderr);
 	}
@@ -500,10 +504,10 @@ int dt_cmd_merge(int argc, char **argv, int only_sync)
 		m.out = out;
 	}
 	m.traces = g_ptr_array_new_with_free_func(g_free);
-	for (int i = optind; i < argc; i++) {
+	for (int i = 0; i < m.n_dirs; i++) {
 		GError *error = NULL;
 
-		if (dt_find_traces(argv[i], m.traces, 1, &error)) {
+		if (dt_find_traces(m.dirs[i], m.traces, 1, &error)) {
 			dt_error_print("dtracer", error);
 			g_ptr_array_free(m.traces, TRUE);
 			g_free(out);

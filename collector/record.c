@@ -11,7 +11,6 @@
 #include <errno.h>
 #include <stdint.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <netinet/in.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -21,6 +20,8 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "options.h"
 
 extern char **environ;
 
@@ -90,29 +91,31 @@ static int valid_name(const char *s)
 	return 1;
 }
 
+static const struct dt_option collect_options[] = {
+	{ "output", required_argument, 'o', 1 },
+	{ "live-address", required_argument, 'L', 0 },
+	{ "help", no_argument, 'h', 1 },
+	{ NULL, 0, 0, 0 },
+};
+
 int dt_cmd_collect(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "live-address", required_argument, NULL, 'L' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	char *args[7] = { "lttng-relayd", "-d" };
 	char live[300];
 	const char *out = NULL, *live_addr = NULL;
+	struct dt_opts p;
 	int c, n = 2;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+o:h", opts, NULL)) != -1) {
+	dt_opts_start(&p, "collect", "+", collect_options, argc, argv);
+	while ((c = dt_opts_next(&p)) != -1) {
 		if (c == 'o') {
-			out = optarg;
+			out = p.arg;
 		} else if (c == 'L') {
-			live_addr = optarg;
-			if (!valid_name(optarg) || strchr(optarg, ':')) {
+			live_addr = p.arg;
+			if (!valid_name(p.arg) || strchr(p.arg, ':')) {
 				fprintf(stderr, "dtracer collect: --live-address: "
 					"`%s` is not a host name or IPv4 "
-					"address\n", optarg);
+					"address\n", p.arg);
 				return 2;
 			}
 		} else if (c == 'h') {
@@ -126,14 +129,13 @@ int dt_cmd_collect(int argc, char **argv)
 			       "  default, this host only (localhost).\n", RELAYD_LIVE_PORT);
 			return 0;
 		} else {
-			fprintf(stderr, "dtracer collect: unknown option or "
-				"missing argument: %s\n", argv[optind - 1]);
+			dt_opts_bad(&p);
 			return 2;
 		}
 	}
-	if (optind != argc) {
+	if (p.ind != argc) {
 		fprintf(stderr, "dtracer collect: unexpected argument `%s`\n",
-			argv[optind]);
+			argv[p.ind]);
 		return 2;
 	}
 	if (listening(RELAYD_CONTROL_PORT)) {
@@ -332,26 +334,6 @@ static int record_usage(FILE *f)
 	return f == stdout ? 0 : 2;
 }
 
-uint64_t dt_parse_duration(const char *s)
-{
-	static const struct {
-		const char *unit;
-		double ns;
-	} units[] = { { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 } };
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || !(v > 0) || *s == '-' || *s == '+')
-		return 0;
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-		if (!strcmp(end, units[i].unit) && v * units[i].ns >= 1 &&
-		    v * units[i].ns < 1e18)
-			return (uint64_t)(v * units[i].ns + 0.5);
-	return 0;
-}
-
 /*
  * A sub-buffer size (digits, then k, M or G if unit) or count (digits):
  * positive, at most 9 digits. lttng rounds both up to a power of two.
@@ -373,17 +355,17 @@ struct record_opts {
 	uint64_t live_us;	/* --live: the live timer; 0: not live */
 };
 
-static const struct option record_longopts[] = {
-	{ "collector", required_argument, NULL, 'c' },
-	{ "session", required_argument, NULL, 's' },
-	{ "profile", required_argument, NULL, 'p' },
-	{ "gate", required_argument, NULL, 'g' },
-	{ "slower-than", required_argument, NULL, 't' },
-	{ "subbuf-size", required_argument, NULL, 'S' },
-	{ "num-subbuf", required_argument, NULL, 'N' },
-	{ "live", optional_argument, NULL, 'L' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+static const struct dt_option record_options[] = {
+	{ "collector", required_argument, 'c', 1 },
+	{ "session", required_argument, 's', 1 },
+	{ "profile", required_argument, 'p', 1 },
+	{ "gate", required_argument, 'g', 1 },
+	{ "slower-than", required_argument, 't', 1 },
+	{ "subbuf-size", required_argument, 'S', 0 },
+	{ "num-subbuf", required_argument, 'N', 0 },
+	{ "live", optional_argument, 'L', 0 },
+	{ "help", no_argument, 'h', 1 },
+	{ NULL, 0, 0, 0 },
 };
 
 /* One option's value into o; 0, or 2 (usage) after saying why. */
@@ -461,27 +443,26 @@ static int record_option(struct record_opts *o, int c, const char *arg)
  */
 static int record_parse(int argc, char **argv, struct record_opts *o)
 {
+	struct dt_opts p;
 	int c, r;
 
 	*o = (struct record_opts){ .session = "dtracer",
 				   .prof = &profiles[1] };
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+c:s:p:g:t:h", record_longopts,
-				 NULL)) != -1) {
+	dt_opts_start(&p, "record", "+", record_options, argc, argv);
+	while ((c = dt_opts_next(&p)) != -1) {
 		if (c == 'h')
 			return record_usage(stdout);
 		if (c == '?' || c == ':') {
-			fprintf(stderr, "dtracer record: unknown option or "
-				"missing argument: %s\n", argv[optind - 1]);
+			dt_opts_bad(&p);
 			return record_usage(stderr);
 		}
-		r = record_option(o, c, optarg);
+		r = record_option(o, c, p.arg);
 		if (r)
 			return r;
 	}
-	if (optind != argc) {
+	if (p.ind != argc) {
 		fprintf(stderr, "dtracer record: unexpected argument `%s`\n",
-			argv[optind]);
+			argv[p.ind]);
 		return 2;
 	}
 	return -1;
@@ -685,20 +666,22 @@ static int remove_trigger(const char *session)
 	return 0;
 }
 
+static const struct dt_option stop_options[] = {
+	{ "session", required_argument, 's', 1 },
+	{ "help", no_argument, 'h', 1 },
+	{ NULL, 0, 0, 0 },
+};
+
 int dt_cmd_stop(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "session", required_argument, NULL, 's' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const char *session = "dtracer";
+	struct dt_opts p;
 	int c;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+s:h", opts, NULL)) != -1) {
+	dt_opts_start(&p, "stop", "+", stop_options, argc, argv);
+	while ((c = dt_opts_next(&p)) != -1) {
 		if (c == 's') {
-			session = optarg;
+			session = p.arg;
 		} else if (c == 'h') {
 			printf("usage: dtracer stop [--session NAME]\n"
 			       "  lttng remove-trigger dtracer-NAME and "
@@ -708,12 +691,11 @@ int dt_cmd_stop(int argc, char **argv)
 			       "on the collector.\n");
 			return 0;
 		} else {
-			fprintf(stderr, "dtracer stop: unknown option or missing "
-				"argument: %s\n", argv[optind - 1]);
+			dt_opts_bad(&p);
 			return 2;
 		}
 	}
-	if (optind != argc || !valid_name(session)) {
+	if (p.ind != argc || !valid_name(session)) {
 		fprintf(stderr, "dtracer stop: usage: dtracer stop [--session NAME]\n");
 		return 2;
 	}

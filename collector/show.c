@@ -7,7 +7,6 @@
 #include "cmd.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +14,7 @@
 #include <unistd.h>
 
 #include "export.h"
+#include "options.h"
 #include "requests.h"
 #include "view.h"
 
@@ -62,63 +62,68 @@ static int parse_id(const char *s, int *id)
 	return 0;
 }
 
+/*
+ * The three commands' options, each refused by the commands it is not
+ * theirs ("unknown option").
+ */
+static const struct dt_option show_options[] = {
+	{ "tree", required_argument, 't', 0 },
+	{ "output", required_argument, 'o', 1 },
+	{ "title", required_argument, 'T', 0 },
+	{ "format", required_argument, 'f', 0 },
+	{ "request", required_argument, 'r', 0 },
+	{ "slower-than", required_argument, 's', 0 },
+	{ "help", no_argument, 'h', 1 },
+	{ NULL, 0, 0, 0 }
+};
+
 static int parse(struct show *o, const char *cmd, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "tree", required_argument, NULL, 't' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "title", required_argument, NULL, 'T' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "request", required_argument, NULL, 'r' },
-		{ "slower-than", required_argument, NULL, 's' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
+	struct dt_opts p;
 	int c;
 
 	o->tree = o->request = o->format = -1;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:h", opts, NULL)) != -1) {
+	dt_opts_start(&p, cmd, ":", show_options, argc, argv);
+	while ((c = dt_opts_next(&p)) != -1) {
 		const char *bad = NULL;
 
 		if (c == 'h')
 			return usage(cmd, stdout) + 1;	/* 1: done */
 		if (c == 't' && !strcmp(cmd, "requests"))
-			bad = parse_id(optarg, &o->tree) ? "--tree" : NULL;
+			bad = parse_id(p.arg, &o->tree) ? "--tree" : NULL;
 		else if (c == 's' && !strcmp(cmd, "requests"))
-			bad = !(o->slower = dt_parse_duration(optarg)) ?
+			bad = !(o->slower = dt_parse_duration(p.arg)) ?
 			      "--slower-than (e.g. 50ms, 1.5s)" : NULL;
 		else if (c == 'r' && !strcmp(cmd, "export"))
-			bad = parse_id(optarg, &o->request) ? "--request" : NULL;
+			bad = parse_id(p.arg, &o->request) ? "--request" : NULL;
 		else if (c == 'f' && !strcmp(cmd, "export"))
-			bad = (o->format = dt_export_format_parse(optarg)) < 0 ?
+			bad = (o->format = dt_export_format_parse(p.arg)) < 0 ?
 			      "--format" : NULL;
 		else if (c == 'o' && strcmp(cmd, "requests"))
-			o->out = optarg;
+			o->out = p.arg;
 		else if (c == 'T' && !strcmp(cmd, "view"))
-			o->title = optarg;
+			o->title = p.arg;
 		else if (c == ':')
 			bad = "an option";
 		else
 			bad = "";
 		if (bad && *bad) {
 			fprintf(stderr, "dtracer %s: %s: bad value `%s`\n", cmd,
-				bad, c == ':' ? argv[optind - 1] : optarg);
+				bad, c == ':' ? dt_opts_word(&p) : p.arg);
 			return usage(cmd, stderr);	/* 2 */
 		}
 		if (bad) {
 			fprintf(stderr, "dtracer %s: unknown option `%s`\n", cmd,
-				argv[optind - 1]);
+				dt_opts_word(&p));
 			return usage(cmd, stderr);	/* 2 */
 		}
 	}
-	if (optind != argc - 1) {
+	if (p.ind != argc - 1) {
 		fprintf(stderr, "dtracer %s: give one MERGED directory "
 			"(dtracer merge's output)\n", cmd);
 		return usage(cmd, stderr);	/* 2 */
 	}
-	o->dir = argv[optind];
+	o->dir = argv[p.ind];
 	if (!strcmp(cmd, "export") && o->format < 0) {
 		fprintf(stderr, "dtracer export: --format perfetto|otlp is "
 			"required\n");

@@ -10,7 +10,6 @@
  */
 #define _DEFAULT_SOURCE
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -25,6 +24,7 @@
 #include "error-bt.h"
 #include "graph.h"
 #include "live.h"
+#include "options.h"
 #include "requests-read.h"
 #include "view.h"
 #include "watch-model.h"
@@ -136,15 +136,15 @@ static int watch_usage(FILE *f)
 	return f == stdout ? 0 : 2;
 }
 
-static const struct option watch_opts[] = {
-	{ "tree", no_argument, NULL, 'T' },
-	{ "timeout", required_argument, NULL, 't' },
-	{ "reference", required_argument, NULL, 'r' },
-	{ "html", required_argument, NULL, 'H' },
-	{ "title", required_argument, NULL, 'i' },
-	{ "delays", no_argument, NULL, 'd' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+static const struct dt_option watch_options[] = {
+	{ "tree", no_argument, 'T', 0 },
+	{ "timeout", required_argument, 't', 0 },
+	{ "reference", required_argument, 'r', 0 },
+	{ "html", required_argument, 'H', 0 },
+	{ "title", required_argument, 'i', 0 },
+	{ "delays", no_argument, 'd', 0 },
+	{ "help", no_argument, 'h', 1 },
+	{ NULL, 0, 0, 0 },
 };
 
 /* COLLECTOR[:PORT] as "net://COLLECTOR:PORT"; NULL if not that. */
@@ -174,11 +174,12 @@ static char *relayd_url(const char *arg)
 
 static int watch_parse(int argc, char **argv, struct watch *w, char **url)
 {
+	struct dt_opts p;
 	uint64_t ns;
 	int c;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+h", watch_opts, NULL)) != -1) {
+	dt_opts_start(&p, "watch", "+", watch_options, argc, argv);
+	while ((c = dt_opts_next(&p)) != -1) {
 		switch (c) {
 		case 'h':
 			return watch_usage(stdout);
@@ -189,40 +190,39 @@ static int watch_parse(int argc, char **argv, struct watch *w, char **url)
 			w->o.delays = true;
 			break;
 		case 't':
-			ns = dt_parse_duration(optarg);
+			ns = dt_parse_duration(p.arg);
 			if (!ns || ns > (uint64_t)INT64_MAX / 2) {
 				fprintf(stderr, "dtracer watch: --timeout: `%s` "
 					"is not a duration (e.g. 5s, 500ms)\n",
-					optarg);
+					p.arg);
 				return 2;
 			}
 			w->o.timeout_us = (int64_t)(ns / 1000);
 			break;
 		case 'r':
-			w->o.reference = optarg;
+			w->o.reference = p.arg;
 			break;
 		case 'H':
-			w->html = optarg;
+			w->html = p.arg;
 			break;
 		case 'i':
-			w->title = optarg;
+			w->title = p.arg;
 			break;
 		default:
-			fprintf(stderr, "dtracer watch: unknown option or "
-				"missing argument: %s\n", argv[optind - 1]);
+			dt_opts_bad(&p);
 			return watch_usage(stderr);
 		}
 	}
-	if (optind + 1 != argc) {
-		fprintf(stderr, "dtracer watch: %s\n", optind == argc ?
+	if (p.ind + 1 != argc) {
+		fprintf(stderr, "dtracer watch: %s\n", p.ind == argc ?
 			"which collector? (dtracer watch COLLECTOR[:PORT])" :
 			"one collector only");
 		return 2;
 	}
-	*url = relayd_url(argv[optind]);
+	*url = relayd_url(argv[p.ind]);
 	if (!*url) {
 		fprintf(stderr, "dtracer watch: `%s` is not HOST or HOST:PORT\n",
-			argv[optind]);
+			argv[p.ind]);
 		return 2;
 	}
 	return -1;

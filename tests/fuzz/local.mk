@@ -21,7 +21,7 @@ FUZZ_TARGETS = \
 	fuzz-retime \
 	fuzz-sync \
 	fuzz-requests
-fuzz_lib_sources = dtracer/parse.c collector/record.c collector/error.c \
+fuzz_lib_sources = dtracer/parse.c collector/options.c collector/error.c \
 	collector/ctf-check.c collector/retime.c collector/hull.c \
 	collector/segments.c collector/sync.c $(collector_rq_c) \
 	collector/view.c $(collector_export_c)
