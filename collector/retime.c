@@ -99,10 +99,13 @@ static int block_end(const char *l)
 	return !strncmp(l, "};", 2);
 }
 
-/* Retime one clock block (lines [from, to) of lines), appending to out. */
+/*
+ * Retime one clock block (lines [from, to) of lines), appending to out.
+ * 0, or -1 with *error set (DT_ERROR_INPUT, without the file's name).
+ */
 static int retime_block(char **lines, int from, int to,
 			const struct dt_clock_map *map, GString *out,
-			const char **why)
+			GError **error)
 {
 	struct dt_ctf_clock in = { .freq = 1000000000 }, o;
 	long long v;
@@ -117,13 +120,15 @@ static int retime_block(char **lines, int from, int to,
 		else if (!r && (r = assignment(lines[i], "offset", &v)) == 1)
 			in.offset = (uint64_t)v;
 		if (r < 0) {
-			*why = "unreadable number in a clock block";
-			return -EINVAL;
+			g_set_error(error, DT_ERROR, DT_ERROR_INPUT,
+				    "unreadable number in a clock block");
+			return -1;
 		}
 	}
 	if (dt_ctf_clock_retime(&in, map, &o)) {
-		*why = "clock map out of range";
-		return -EINVAL;
+		g_set_error(error, DT_ERROR, DT_ERROR_INPUT,
+			    "clock map out of range");
+		return -1;
 	}
 	g_string_append_printf(out, "%s\n", lines[from]);
 	g_string_append_printf(out,
@@ -165,9 +170,12 @@ static int write_atomically(const char *path, const GString *text,
 	return err;
 }
 
-/* The metadata's text with every clock block retimed; NULL, *why set. */
+/*
+ * The metadata's text with every clock block retimed; NULL with *error
+ * set (DT_ERROR_INPUT, without the file's name).
+ */
 static GString *retime_text(char **lines, const struct dt_clock_map *map,
-			    const char **why)
+			    GError **error)
 {
 	GString *out = g_string_new(NULL);
 	int n = (int)g_strv_length(lines), blocks = 0, err = 0;
@@ -184,18 +192,19 @@ static GString *retime_text(char **lines, const struct dt_clock_map *map,
 		while (j < n && !block_end(lines[j]))
 			j++;
 		if (j == n) {
-			*why = "unterminated clock block";
-			err = -EINVAL;
+			g_set_error(error, DT_ERROR, DT_ERROR_INPUT,
+				    "unterminated clock block");
+			err = -1;
 			break;
 		}
-		err = retime_block(lines, i, j, map, out, why);
+		err = retime_block(lines, i, j, map, out, error);
 		g_string_append_printf(out, "%s\n", lines[j]);
 		blocks++;
 		i = j;
 	}
 	if (!err && !blocks) {
-		*why = "no clock block";
-		err = -EINVAL;
+		g_set_error(error, DT_ERROR, DT_ERROR_INPUT, "no clock block");
+		err = -1;
 	}
 	if (err) {
 		g_string_free(out, TRUE);
@@ -208,7 +217,6 @@ int dt_metadata_retime(const char *path, const struct dt_clock_map *map,
 		       GError **error)
 {
 	char *text = NULL, **lines;
-	const char *why = NULL;
 	GError *gerr = NULL;
 	GString *out;
 	int err;
@@ -227,11 +235,10 @@ int dt_metadata_retime(const char *path, const struct dt_clock_map *map,
 	}
 	lines = g_strsplit(text, "\n", -1);
 	g_free(text);
-	out = retime_text(lines, map, &why);
+	out = retime_text(lines, map, &gerr);
 	g_strfreev(lines);
 	if (!out) {
-		g_set_error(error, DT_ERROR, DT_ERROR_INPUT, "%s: %s", path,
-			    why);
+		g_propagate_prefixed_error(error, gerr, "%s: ", path);
 		return -1;
 	}
 	err = write_atomically(path, out, error);
