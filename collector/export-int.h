@@ -1,7 +1,8 @@
 /*
  * The exports' shared internals (export.c, export-perfetto.c,
- * export-otlp.c): one export under way, and json-c helpers that note an
- * allocation failure instead of crashing or writing half a document.
+ * export-otlp.c; view.c uses the helpers too): one export under way, and
+ * json-c helpers that note an allocation failure instead of crashing or
+ * writing half a document.
  * Not the exports' interface (export.h), which this header does not
  * include: the model's types come from requests-types.h.
  */

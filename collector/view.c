@@ -2,7 +2,8 @@
  * `dtracer view`: the requests model as one self-contained HTML page.
  * The page (view.html, embedded at build time as view-page.h) reads its
  * data from a <script type="application/json"> element: the model as
- * JSON, built with json-c. Times are integer ns relative to a base (the
+ * JSON, built with json-c through the exports' helpers (export-int.h: an
+ * allocation failure noted, never half a page written). Times are integer ns relative to a base (the
  * earliest start): an absolute merged-clock time may not fit a double's
  * 53 bits, an offset within a trace does, so JavaScript keeps every ns;
  * the base itself goes as a string of digits (the page uses BigInt).
@@ -15,152 +16,136 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <json-c/json.h>
-
+#include "export-int.h"		/* the json-c helpers */
 #include "view-page.h"
-
-static void put(json_object *o, const char *k, json_object *v)
-{
-	json_object_object_add(o, k, v);
-}
 
 static json_object *rel(int64_t ns, int64_t base)
 {
-	return json_object_new_int64(ns - base);
+	return i64(ns - base);
 }
 
-/* The model's strings should all be set; a NULL must not crash a page. */
-static json_object *str(const char *s)
-{
-	return json_object_new_string(s ? s : "?");
-}
-
-static json_object *summary(const struct dt_rq_summary *u)
+static json_object *summary(struct ex *x, const struct dt_rq_summary *u)
 {
 	json_object *o = json_object_new_object(), *on, *sc;
 	size_t i;
 	int k;
 
-	put(o, "run", json_object_new_int64(u->running_ns));
-	put(o, "wait", json_object_new_int64(u->runnable_ns));
-	put(o, "blk", json_object_new_int64(u->blocked_ns));
-	put(o, "unk", json_object_new_int64(u->unknown_ns));
+	put(x, o, "run", i64(u->running_ns));
+	put(x, o, "wait", i64(u->runnable_ns));
+	put(x, o, "blk", i64(u->blocked_ns));
+	put(x, o, "unk", i64(u->unknown_ns));
 	on = json_object_new_object();
 	for (k = 0; k < DT_RQ_BLOCK_N; k++)
-		put(on, dt_rq_block_name(k),
-		    json_object_new_int64(u->blocked_on[k]));
-	put(o, "on", on);
-	put(o, "tx", json_object_new_int64((int64_t)u->bytes_sent));
-	put(o, "rx", json_object_new_int64((int64_t)u->bytes_received));
-	put(o, "ev", json_object_new_int64((int64_t)u->events));
-	put(o, "scn", json_object_new_int64((int64_t)u->syscall_count));
-	put(o, "scns", json_object_new_int64(u->syscall_ns));
+		put(x, on, dt_rq_block_name(k), i64(u->blocked_on[k]));
+	put(x, o, "on", on);
+	put(x, o, "tx", i64((int64_t)u->bytes_sent));
+	put(x, o, "rx", i64((int64_t)u->bytes_received));
+	put(x, o, "ev", i64((int64_t)u->events));
+	put(x, o, "scn", i64((int64_t)u->syscall_count));
+	put(x, o, "scns", i64(u->syscall_ns));
 	sc = json_object_new_array();
 	for (i = 0; i < u->n_syscalls; i++) {
 		json_object *c = json_object_new_array();
 
-		json_object_array_add(c, str(u->syscalls[i].name));
-		json_object_array_add(c, json_object_new_int64(
-			(int64_t)u->syscalls[i].count));
-		json_object_array_add(c, json_object_new_int64(
-			u->syscalls[i].time_ns));
-		json_object_array_add(sc, c);
+		add(x, c, str(u->syscalls[i].name));
+		add(x, c, i64((int64_t)u->syscalls[i].count));
+		add(x, c, i64(u->syscalls[i].time_ns));
+		add(x, sc, c);
 	}
-	put(o, "sc", sc);
+	put(x, o, "sc", sc);
 	return o;
 }
 
-static json_object *span(const struct dt_rq_span *s, int64_t base)
+static json_object *span(struct ex *x, const struct dt_rq_span *s,
+			 int64_t base)
 {
 	json_object *o = json_object_new_object();
 	char a[DT_RQ_ADDR_LEN];
 
-	put(o, "id", json_object_new_int(s->id));
-	put(o, "r", json_object_new_int(s->request));
-	put(o, "p", json_object_new_int(s->parent));
-	put(o, "h", json_object_new_int(s->host));
-	put(o, "tid", json_object_new_int(s->tid));
-	put(o, "pid", json_object_new_int(s->pid));
-	put(o, "name", str(s->procname));
-	put(o, "fr", json_object_new_string(
-		dt_rq_flag_reason_name(s->flag_reason)));
-	put(o, "er", json_object_new_string(
-		dt_rq_end_reason_name(s->end_reason)));
-	put(o, "s", rel(s->start_ns, base));
-	put(o, "e", rel(s->end_ns, base));
-	put(o, "dur", json_object_new_int64((int64_t)s->duration_ns));
-	put(o, "d", json_object_new_int(s->depth));
+	put(x, o, "id", i64(s->id));
+	put(x, o, "r", i64(s->request));
+	put(x, o, "p", i64(s->parent));
+	put(x, o, "h", i64(s->host));
+	put(x, o, "tid", i64(s->tid));
+	put(x, o, "pid", i64(s->pid));
+	put(x, o, "name", str(s->procname));
+	put(x, o, "fr", str(dt_rq_flag_reason_name(s->flag_reason)));
+	put(x, o, "er", str(dt_rq_end_reason_name(s->end_reason)));
+	put(x, o, "s", rel(s->start_ns, base));
+	put(x, o, "e", rel(s->end_ns, base));
+	put(x, o, "dur", i64((int64_t)s->duration_ns));
+	put(x, o, "d", i64(s->depth));
 	if (s->flow.family)
-		put(o, "flow", json_object_new_string(dt_rq_flow_src(&s->flow,
-								     a)));
-	put(o, "sum", summary(&s->sum));
+		put(x, o, "flow", str(dt_rq_flow_src(&s->flow, a)));
+	put(x, o, "sum", summary(x, &s->sum));
 	return o;
 }
 
-static json_object *message(const struct dt_rq_message *g, int64_t base)
+static json_object *message(struct ex *x, const struct dt_rq_message *g,
+			    int64_t base)
 {
 	json_object *o = json_object_new_object();
 	char a[DT_RQ_ADDR_LEN];
 
-	put(o, "id", json_object_new_int(g->id));
-	put(o, "r", json_object_new_int(g->request));
-	put(o, "f", json_object_new_int(g->from_span));
-	put(o, "t", json_object_new_int(g->to_span));
-	put(o, "s", rel(g->send_ns, base));
+	put(x, o, "id", i64(g->id));
+	put(x, o, "r", i64(g->request));
+	put(x, o, "f", i64(g->from_span));
+	put(x, o, "t", i64(g->to_span));
+	put(x, o, "s", rel(g->send_ns, base));
 	/* Not received by a traced thread: no receive time to show. */
-	put(o, "rv", rel(g->to_span >= 0 ? g->recv_ns : g->send_ns, base));
-	put(o, "ls", rel(g->last_send_ns, base));
-	put(o, "lr", rel(g->to_span >= 0 ? g->last_recv_ns : g->last_send_ns,
-			 base));
-	put(o, "b", json_object_new_int64((int64_t)g->bytes));
-	put(o, "n", json_object_new_int((int)g->segments));
-	put(o, "resp", json_object_new_boolean(g->response));
-	put(o, "src", json_object_new_string(dt_rq_flow_src(&g->flow, a)));
-	put(o, "dst", json_object_new_string(dt_rq_flow_dst(&g->flow, a)));
+	put(x, o, "rv", rel(g->to_span >= 0 ? g->recv_ns : g->send_ns, base));
+	put(x, o, "ls", rel(g->last_send_ns, base));
+	put(x, o, "lr", rel(g->to_span >= 0 ? g->last_recv_ns :
+			    g->last_send_ns, base));
+	put(x, o, "b", i64((int64_t)g->bytes));
+	put(x, o, "n", i64(g->segments));
+	put(x, o, "resp", json_object_new_boolean(g->response));
+	put(x, o, "src", str(dt_rq_flow_src(&g->flow, a)));
+	put(x, o, "dst", str(dt_rq_flow_dst(&g->flow, a)));
 	return o;
 }
 
-static json_object *request(const struct dt_rq_request *r, int64_t base)
+static json_object *request(struct ex *x, const struct dt_rq_request *r,
+			    int64_t base)
 {
 	json_object *o = json_object_new_object(), *sp;
 	int i;
 
-	put(o, "id", json_object_new_int(r->id));
-	put(o, "root", json_object_new_int(r->root));
-	put(o, "s", rel(r->start_ns, base));
-	put(o, "e", rel(r->end_ns, base));
-	put(o, "nh", json_object_new_int(r->n_hosts));
-	put(o, "ns", json_object_new_int(r->n_spans));
-	put(o, "nm", json_object_new_int(r->n_messages));
-	put(o, "cs", json_object_new_int(r->critical_span));
-	put(o, "cm", json_object_new_int(r->critical_message));
-	put(o, "cw", json_object_new_boolean(r->critical_wait));
-	put(o, "cn", json_object_new_int64(r->critical_ns));
-	put(o, "depth", json_object_new_int(r->depth));
+	put(x, o, "id", i64(r->id));
+	put(x, o, "root", i64(r->root));
+	put(x, o, "s", rel(r->start_ns, base));
+	put(x, o, "e", rel(r->end_ns, base));
+	put(x, o, "nh", i64(r->n_hosts));
+	put(x, o, "ns", i64(r->n_spans));
+	put(x, o, "nm", i64(r->n_messages));
+	put(x, o, "cs", i64(r->critical_span));
+	put(x, o, "cm", i64(r->critical_message));
+	put(x, o, "cw", json_object_new_boolean(r->critical_wait));
+	put(x, o, "cn", i64(r->critical_ns));
+	put(x, o, "depth", i64(r->depth));
 	sp = json_object_new_array();
 	for (i = 0; r->spans && i < r->n_spans; i++)
-		json_object_array_add(sp, json_object_new_int(r->spans[i]));
-	put(o, "sp", sp);
+		add(x, sp, i64(r->spans[i]));
+	put(x, o, "sp", sp);
 	return o;
 }
 
-static json_object *stats(const struct dt_rq_model *m)
+static json_object *stats(struct ex *x, const struct dt_rq_model *m)
 {
 	json_object *o = json_object_new_object();
 
-	put(o, "events", json_object_new_int64((int64_t)m->events));
-	put(o, "dtracer_events", json_object_new_int64(
-		(int64_t)m->dtracer_events));
-	put(o, "unmatched_sends", json_object_new_int64(
-		(int64_t)m->unmatched_sends));
-	put(o, "unmatched_recvs", json_object_new_int64(
-		(int64_t)m->unmatched_recvs));
-	put(o, "orphan_spans", json_object_new_int64((int64_t)m->orphan_spans));
+	put(x, o, "events", i64((int64_t)m->events));
+	put(x, o, "dtracer_events", i64((int64_t)m->dtracer_events));
+	put(x, o, "unmatched_sends", i64((int64_t)m->unmatched_sends));
+	put(x, o, "unmatched_recvs", i64((int64_t)m->unmatched_recvs));
+	put(x, o, "orphan_spans", i64((int64_t)m->orphan_spans));
 	return o;
 }
 
-static json_object *data(const struct dt_rq_model *m, const char *title)
+/* The page's data; NULL or x->nomem when memory ran out. */
+static json_object *data(struct ex *x, const char *title)
 {
+	const struct dt_rq_model *m = x->m;
 	json_object *d = json_object_new_object(), *a;
 	int64_t base = m->n_requests ? m->requests[0].start_ns : 0;
 	char b[24];
@@ -170,26 +155,29 @@ static json_object *data(const struct dt_rq_model *m, const char *title)
 		if (m->spans[i].start_ns < base)
 			base = m->spans[i].start_ns;
 	snprintf(b, sizeof(b), "%lld", (long long)base);
-	put(d, "title", str(title));
-	put(d, "base", json_object_new_string(b));
-	put(d, "stats", stats(m));
-	put(d, "sync", m->sync_report ? str(m->sync_report) : NULL);
+	put(x, d, "title", str(title));
+	put(x, d, "base", str(b));
+	put(x, d, "stats", stats(x, m));
+	if (m->sync_report)
+		put(x, d, "sync", str(m->sync_report));
+	else if (!d || json_object_object_add(d, "sync", NULL))	/* null */
+		x->nomem = true;
 	a = json_object_new_array();
 	for (i = 0; i < m->n_hosts; i++)
-		json_object_array_add(a, str(m->hosts[i]));
-	put(d, "hosts", a);
+		add(x, a, str(m->hosts[i]));
+	put(x, d, "hosts", a);
 	a = json_object_new_array();
 	for (i = 0; i < m->n_spans; i++)
-		json_object_array_add(a, span(&m->spans[i], base));
-	put(d, "spans", a);
+		add(x, a, span(x, &m->spans[i], base));
+	put(x, d, "spans", a);
 	a = json_object_new_array();
 	for (i = 0; i < m->n_messages; i++)
-		json_object_array_add(a, message(&m->messages[i], base));
-	put(d, "messages", a);
+		add(x, a, message(x, &m->messages[i], base));
+	put(x, d, "messages", a);
 	a = json_object_new_array();
 	for (i = 0; i < m->n_requests; i++)
-		json_object_array_add(a, request(&m->requests[i], base));
-	put(d, "requests", a);
+		add(x, a, request(x, &m->requests[i], base));
+	put(x, d, "requests", a);
 	return d;
 }
 
@@ -252,6 +240,7 @@ int dt_view_write(const struct dt_rq_model *m, const char *title, FILE *f,
 {
 	const char *page = dt_view_page, *t, *d, *json;
 	const char *tmark = "@@DT_TITLE@@", *dmark = "@@DT_DATA@@";
+	struct ex x = { .m = m, .request = -1 };
 	json_object *doc;
 
 	if (!m->n_requests)
@@ -266,10 +255,10 @@ int dt_view_write(const struct dt_rq_model *m, const char *title, FILE *f,
 	}
 	if (!title)
 		title = "dtracer";
-	doc = data(m, title);
-	json = doc ? json_object_to_json_string_ext(doc,
-						    JSON_C_TO_STRING_PLAIN) :
-		     NULL;
+	doc = data(&x, title);
+	json = doc && !x.nomem ?
+	       json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN) :
+	       NULL;
 	if (!json) {
 		json_object_put(doc);
 		dt_error_errno(error, ENOMEM, "building the page's data");
