@@ -15,7 +15,12 @@
 
 #include "segments.h"
 
-/* dtracer_flag's reasons, as in probes/events/dtracer.h. */
+/*
+ * dtracer_flag's reasons, as in probes/events/dtracer.h (their values in
+ * dtracer/trace/dtracer.h). tests/build/t-names.sh checks that these,
+ * dtracer_unflag's below and requests.c's names of them are the
+ * kernel's.
+ */
 enum dt_rq_flag_reason {
 	DT_RQ_FLAG_MANUAL = 0,
 	DT_RQ_FLAG_PROPAGATED = 1,

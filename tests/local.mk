@@ -112,7 +112,8 @@ build_tests = \
 	%reldir%/build/t-configure.sh \
 	%reldir%/build/t-install.sh \
 	%reldir%/build/t-limits.sh \
-	%reldir%/build/t-docs.sh
+	%reldir%/build/t-docs.sh \
+	%reldir%/build/t-names.sh
 kernel_tests = \
 	%reldir%/kernel/t-lttng-fork.sh \
 	%reldir%/kernel/t-dtracer-skeleton.sh \
@@ -164,3 +165,6 @@ EXTRA_DIST += $(build_tests) $(kernel_tests) \
 	%reldir%/vm/config.sh.in
 # Appended by t-view.sh to a copy of a view page: drives its handlers.
 EXTRA_DIST += %reldir%/collector/view-selftest.js
+# The events' fields as probes/events/dtracer.h declares them (t-docs,
+# t-names).
+EXTRA_DIST += %reldir%/build/event-fields.awk

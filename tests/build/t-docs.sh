@@ -155,40 +155,8 @@ sed -n 's/^module_param\(_named\)\{0,1\}(\([a-z_]*\),.*/\2/p' "$src"/dtracer/*.c
 # dtracer's events, and each one's fields and enum values: "EVENT.NAME"
 # (a field macro such as dtracer_ctf_addrs expanded, an enum's values
 # with the field).
-awk -v evfile="$out/events" '
-	function parse(s, key,   m, a) {
-		while (match(s, /ctf_[a-z_]+\([^()]*/)) {
-			m = substr(s, RSTART, RLENGTH); s = substr(s, RSTART + RLENGTH)
-			split(m, a, /[(,][ \t]*/)
-			if (a[1] == "ctf_enum")
-				f[key] = f[key] " " a[4] " @" a[2]
-			else if (a[1] != "ctf_enum_value")
-				f[key] = f[key] " " a[3]
-		}
-	}
-	/^#define [a-z_]+\(/ { mac = $2; sub(/\(.*/, "", mac); macs[mac]; cont = /\\$/; next }
-	cont { parse($0, "%" mac); cont = /\\$/; next }
-	/LTTNG_TRACEPOINT_ENUM\(/ { en = $0; sub(/.*\(/, "", en); sub(/,.*/, "", en) }
-	/ctf_enum_value\("/ { v = $0; sub(/.*\("/, "", v); sub(/".*/, "", v); vals[en] = vals[en] " " v }
-	/LTTNG_TRACEPOINT_EVENT\(/ {
-		ev = $0; sub(/.*\(/, "", ev); sub(/,.*/, "", ev); print ev > evfile; f[ev] = ""; next
-	}
-	ev != "" {
-		parse($0, ev)
-		for (mm in macs) if (index($0, mm "(")) f[ev] = f[ev] " %" mm
-	}
-	/^\)/ { ev = "" }
-	END {
-		for (e in f) {
-			if (e ~ /^%/) continue
-			k = split(f[e], w, " "); s = ""
-			for (i = 1; i <= k; i++) s = s " " (w[i] ~ /^%/ ? f[w[i]] : w[i])
-			k = split(s, w, " ")
-			for (i = 1; i <= k; i++)
-				if (w[i] !~ /^@/) print e "." w[i]
-				else for (j = split(vals[substr(w[i], 2)], v2, " "); j > 0; j--) print e "." v2[j]
-		}
-	}' "$src/probes/events/dtracer.h" | sort -u > "$out/event-fields"
+awk -v evfile="$out/events" -f "$src/tests/build/event-fields.awk" \
+	"$src/probes/events/dtracer.h" | sort -u > "$out/event-fields"
 sort -u -o "$out/events" "$out/events"
 
 # names of the code: dt_*, DT_*, dtracer_*, lttng_dtracer_*, in the
