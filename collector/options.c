@@ -32,6 +32,12 @@ void dt_opts_start(struct dt_opts *o, const char *cmd, const char *mode,
 		if (table[i].arg == optional_argument)
 			*s++ = ':';
 	}
+	/* A longer table is the program's error, never a silent cut. */
+	if (i == DT_OPTS_MAX && table[i].name) {
+		fprintf(stderr, "dtracer %s: more than %d options in its table\n",
+			cmd, DT_OPTS_MAX);
+		abort();
+	}
 	*s = '\0';
 	o->longopts[i] = (struct option){ NULL, 0, NULL, 0 };
 	opterr = 0;
