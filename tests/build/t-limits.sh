@@ -15,7 +15,12 @@ mkdir -p "$out" || exit 99
 # A test that prints one result, then waits forever in a child process
 # (a distinctive sleep, to be found afterwards), as a hung guest or
 # merge would.
+# Each run's time goes to a file of this test's (tests/limit.sh's
+# DT_TIMES), not the run's table.
+DT_TIMES=$out/times.tsv
+export DT_TIMES
 cat > "$out/hangs.sh" <<'EOF'
+# seconds: 7
 echo "ok 1 - first step"
 sleep 3171
 echo "ok 2 - never reached"
@@ -44,6 +49,10 @@ tap_result $? "... its results so far pass through, and the plan counts the fail
 sleep 1
 ! pgrep -f 'sleep 3171' > /dev/null
 tap_result $? "... nothing of it is left running"
+line=$(sed -n 1p "$out/times.tsv" 2>/dev/null)
+echo "$line" | awk -F '\t' -v t="$took" '$1 == "check" && $2 ~ /hangs\.sh$/ &&
+	$3 >= 2 && $3 <= t && $4 == 7 && $5 == 124 { ok = 1 } END { exit !ok }'
+tap_result $? "... its time, stated seconds and status 124 are recorded for the run's table ($line)"
 
 # The same through automake's tap-driver, as make check runs it: the
 # hang is one failure, and the driver ends normally.
