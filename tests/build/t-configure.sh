@@ -14,6 +14,17 @@ cp "$DT_SRCDIR/dtracer/main.c" "$tmp/src/dtracer/"
 cp "$DT_SRCDIR/lttng-modules/releases" "$tmp/src/lttng-modules/"
 cp "$DT_SRCDIR/tests/vm/config.sh.in" "$tmp/src/tests/vm/"
 
+# The compiler, library and tool checks every run would repeat (about
+# 10 s each): one configure of the copy finds them, and each run below
+# starts from that cache less what the runs vary: the pkg-config results
+# (pkg_cv_*) and the precious variables (ac_cv_env_*, which configure
+# refuses to see changed). A variable a run sets (ac_cv_path_SOCAT=...)
+# still wins over the cache.
+(cd "$tmp/src" && ./configure -q --cache-file="$tmp/full.cache" > "$tmp/full.log" 2>&1)
+tap_result $? "configure of the copy, as the runs below start from it"
+grep -v -E '^(pkg_cv_|ac_cv_env_)' "$tmp/full.cache" > "$tmp/shared.cache"
+rm -f "$tmp/src/tests/vm/config.sh"
+
 # expect_error DESC TEXT [VAR=VALUE...] -- [CONFIGURE ARGS...]
 expect_error() {
 	desc=$1 text=$2
@@ -24,8 +35,9 @@ expect_error() {
 		shift
 	done
 	[ $# -gt 0 ] && shift
+	cp "$tmp/shared.cache" "$tmp/run.cache"
 	# shellcheck disable=SC2086
-	out=$(cd "$tmp/src" && env $envs ./configure -q "$@" 2>&1)
+	out=$(cd "$tmp/src" && env $envs ./configure -q --cache-file="$tmp/run.cache" "$@" 2>&1)
 	rc=$?
 	case $out in
 	*"$text"*) [ $rc -ne 0 ] ;;
@@ -82,6 +94,7 @@ expect_fork() {
 	shift 3
 	fake_kernel "$krel"
 	# A cache of the compiler and library checks these runs share.
+	[ -f "$tmp/fork.cache" ] || cp "$tmp/shared.cache" "$tmp/fork.cache"
 	out=$(cd "$tmp/src" && ./configure -q --cache-file="$tmp/fork.cache" --with-kernel="$tmp/k-$krel" \
 		--with-kernel-private="$tmp/private" --disable-vm-tests "$@" 2>&1)
 	rc=$?
