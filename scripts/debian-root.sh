@@ -53,7 +53,7 @@ mawk gzip xz-utils lttng-tools babeltrace2 tcpdump curl python3 socat
 iperf3 ethtool ca-certificates busybox libglib2.0-0t64 libjson-c5 libpcap0.8t64
 make gcc-14 gcc libc6-dev patch pahole libelf1t64 libssl3t64 zlib1g
 pkg-config libbabeltrace2-dev libglib2.0-dev libjson-c-dev libpcap-dev dkms
-man-db groff-base file"
+man-db groff-base file ccache"
 
 # The mirror this machine's apt uses (deb822 or one-line sources).
 mirror=$(sed -n 's/^URIs: *\(http[^ ]*\/debian\)$/\1/p' \

@@ -101,12 +101,17 @@ tap_result $([ "${n:-0}" -eq $((built + 2)) ] && [ -f "$src/dkms.mk" ] &&
 if command -v dkms > /dev/null; then
 	dk=$out/dkms
 	mkdir -p "$dk"
+	# scripts/kbuild-cached.sh: with DT_CCACHE, at the fork's fixed path
+	# (DT_DKMSTREE), through ccache: what make compiled is not again.
 	( cd "$out" &&
-	  dkms add -m dtracer -v "$DT_VERSION" --sourcetree "$mroot/usr/src" \
-		--dkmstree "$dk" &&
-	  sign_file=/nonexistent dkms build -m dtracer -v "$DT_VERSION" -k "$rel" \
-		--kernelsourcedir "$DT_KERNEL_BUILD" --sourcetree "$mroot/usr/src" \
-		--dkmstree "$dk" ) > "$out/dkms.log" 2>&1
+	  sh "$DT_SRCDIR/scripts/kbuild-cached.sh" dkms "$dk" sh -c '
+		dkms add -m dtracer -v "$1" --sourcetree "$2" \
+			--dkmstree "$DT_DKMSTREE" &&
+		sign_file=/nonexistent dkms build -m dtracer -v "$1" -k "$3" \
+			--kernelsourcedir "$4" --sourcetree "$2" \
+			--dkmstree "$DT_DKMSTREE"' \
+		sh "$DT_VERSION" "$mroot/usr/src" "$rel" "$DT_KERNEL_BUILD" ) \
+		> "$out/dkms.log" 2>&1
 	tap_result $? "dkms add and dkms build for $rel"
 	tail -n 3 "$out/dkms.log" | tap_diag_stdin
 	m=$dk/dtracer/$DT_VERSION/$rel/x86_64/module

@@ -60,22 +60,24 @@ rel=$KERNEL_RELEASE
 root=$sroot/root
 
 # in_root LOG CMD...: run CMD in the release's root, with the source and
-# build folders at their own paths (bind mounts in a mount namespace of
-# its own: nothing stays mounted), at nice 19.
+# build folders (and DT_CCACHE's, scripts/kbuild-cached.sh) at their own
+# paths (bind mounts in a mount namespace of its own: nothing stays
+# mounted), at nice 19.
 in_root() {
 	_log=$1
 	shift
+	[ -z "${DT_CCACHE:-}" ] || mkdir -p "$DT_CCACHE"
 	unshare -m sh -c '
-		root=$1 src=$2 build=$3
-		shift 3
-		for d in "$src" "$build"; do
+		root=$1 src=$2 build=$3 cc=$4
+		shift 4
+		for d in "$src" "$build" $cc; do
 			mkdir -p "$root$d"
 			mount --bind "$d" "$root$d"
 		done
 		mount -t proc proc "$root/proc"
 		exec chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
-			LC_ALL=C.UTF-8 HOME=/root nice -n 19 "$@"' \
-		sh "$root" "$DT_SRCDIR" "$DT_BUILDDIR" "$@" > "$_log" 2>&1 ||
+			LC_ALL=C.UTF-8 HOME=/root ${cc:+DT_CCACHE=$cc} nice -n 19 "$@"' \
+		sh "$root" "$DT_SRCDIR" "$DT_BUILDDIR" "${DT_CCACHE:-}" "$@" > "$_log" 2>&1 ||
 		{ tail -n 40 "$_log" >&2; die "$* failed in the $suite root (log: $_log)"; }
 }
 
@@ -115,8 +117,11 @@ build() {
 	if [ "$(cat "$lm/built.sum" 2>/dev/null)" != "$ksum" ]; then
 		say "lttng-modules $lmver against $rel (a few minutes; log: $lm/build.log)"
 		in_root "$lm/clean.log" make -C "$lm/src" KERNELDIR="$KERNEL_BUILD" clean
-		in_root "$lm/build.log" make -j2 -C "$lm/src" \
-			KERNELDIR="$KERNEL_BUILD" LTTNG_KERNEL_PRIVATE_DIR="$kp" modules
+		# At the path the install test's build and its DKMS build
+		# use, through ccache with DT_CCACHE: they compile nothing again.
+		in_root "$lm/build.log" sh "$DT_SRCDIR/scripts/kbuild-cached.sh" \
+			fork "$DT_VERSION" "$rel" "$lm/src" "$kp" -j2 \
+			KERNELDIR="$KERNEL_BUILD" modules
 		echo "$ksum" > "$lm/built.sum"
 	fi
 

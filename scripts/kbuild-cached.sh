@@ -1,0 +1,91 @@
+#!/bin/sh
+# Build the lttng-modules fork, or run a DKMS build of dtracer, so that
+# ccache can tell when it compiled the same thing before in this run:
+# the main build, make distcheck's, DKMS's in tests/build/t-install.sh
+# and the Debian 13 builds compile the same fork from folders with
+# different names, and Kbuild hands gcc absolute paths (it compiles from
+# the kernel's folder), so ccache's base_dir cannot make them equal.
+# Here each build sees its folders at one fixed path instead, the one a
+# DKMS build of this version has, in a mount namespace of its own
+# (nothing stays mounted).
+#
+#   kbuild-cached.sh fork VERSION RELEASE SRC PRIVATE MAKEARGS...
+#       make -C SRC LTTNG_KERNEL_PRIVATE_DIR=PRIVATE MAKEARGS... (the
+#       fork's Makefile; MAKEARGS give KERNELDIR= and the target), with
+#       SRC at FIXED/dtracer/VERSION/build/lttng-modules and PRIVATE at
+#       FIXED/dtracer/VERSION/build/kernel-private/RELEASE
+#   kbuild-cached.sh dkms DKMSTREE CMD...
+#       CMD (dkms add/build ... --dkmstree "$DT_DKMSTREE") with
+#       DT_DKMSTREE=FIXED showing DKMSTREE: DKMS builds in
+#       DKMSTREE/dtracer/VERSION/build, the same path as above
+#
+# FIXED is /run/dtracer-kbuild. Only when DT_CCACHE names ccache's
+# folder (scripts/dev.sh sets it), ccache is installed, and this runs as
+# root with unshare: otherwise the same build runs where it is, without
+# ccache (DT_DKMSTREE=DKMSTREE). The compilers are ccache's (its
+# /usr/lib/ccache first in PATH), CCACHE_DIR=DT_CCACHE.
+set -eu
+
+fixed=/run/dtracer-kbuild
+
+die() {
+	echo "kbuild-cached.sh: $*" >&2
+	exit 2
+}
+
+cached() {
+	[ -n "${DT_CCACHE:-}" ] && [ "$(id -u)" = 0 ] &&
+		[ -d /usr/lib/ccache ] && command -v ccache > /dev/null &&
+		command -v unshare > /dev/null
+}
+
+mode=${1:-}
+[ $# -gt 0 ] && shift
+case $mode in
+fork)
+	[ $# -ge 4 ] || die "usage: fork VERSION RELEASE SRC PRIVATE MAKEARGS..."
+	version=$1 release=$2 src=$3 priv=$4
+	shift 4
+	if ! cached; then
+		exec make -C "$src" LTTNG_KERNEL_PRIVATE_DIR="$priv" "$@"
+	fi
+	b=$fixed/dtracer/$version/build
+	mkdir -p "$fixed" "$DT_CCACHE"
+	exec unshare -m sh -c '
+		fixed=$1 b=$2 src=$3 priv=$4 release=$5
+		shift 5
+		mount -t tmpfs -o mode=0755 dtracer-kbuild "$fixed" &&
+		mkdir -p "$b/lttng-modules" "$b/kernel-private/$release" &&
+		mount --bind "$src" "$b/lttng-modules" &&
+		mount --bind "$priv" "$b/kernel-private/$release" || exit 1
+		PATH=/usr/lib/ccache:$PATH CCACHE_DIR=$DT_CCACHE
+		export PATH CCACHE_DIR
+		exec make -C "$b/lttng-modules" \
+			LTTNG_KERNEL_PRIVATE_DIR="$b/kernel-private/$release" "$@"' \
+		sh "$fixed" "$b" "$(cd "$src" && pwd -P)" "$(cd "$priv" && pwd -P)" \
+		"$release" "$@"
+	;;
+dkms)
+	[ $# -ge 2 ] || die "usage: dkms DKMSTREE CMD..."
+	tree=$1
+	shift
+	mkdir -p "$tree"
+	if ! cached; then
+		DT_DKMSTREE=$tree
+		export DT_DKMSTREE
+		exec "$@"
+	fi
+	mkdir -p "$fixed" "$DT_CCACHE"
+	exec unshare -m sh -c '
+		fixed=$1 tree=$2
+		shift 2
+		mount --bind "$tree" "$fixed" || exit 1
+		PATH=/usr/lib/ccache:$PATH CCACHE_DIR=$DT_CCACHE DT_DKMSTREE=$fixed
+		export PATH CCACHE_DIR DT_DKMSTREE
+		exec "$@"' \
+		sh "$fixed" "$(cd "$tree" && pwd -P)" "$@"
+	;;
+*)
+	die "usage: kbuild-cached.sh fork VERSION RELEASE SRC PRIVATE MAKEARGS... | dkms DKMSTREE CMD..."
+	;;
+esac
