@@ -30,14 +30,23 @@ phase() {
 	printf '%s\t%s\n' "$1" $((_now - phase_t)) >> "$DT_PHASES"
 	phase_t=$_now
 }
+# The kernel modules' compiles go through ccache (scripts/kbuild-cached.sh):
+# distcheck's build and the DKMS builds of the tests compile nothing the
+# main build did. Its folder stays in the clone: a run compiles each
+# source once, whatever ran before.
+DT_CCACHE=${DT_CCACHE:-$PWD/.ccache}
+export DT_CCACHE
 if [ "$1" = check ]; then
 	: > "$DT_PHASES"
 	: > "$DT_TIMES"
-	trap 'sh scripts/times.sh "$DT_PHASES" "$DT_TIMES"' EXIT
+	trap 'sh scripts/times.sh "$DT_PHASES" "$DT_TIMES"
+		CCACHE_DIR=$DT_CCACHE ccache -s 2> /dev/null |
+			sed -n "s/^ *\(Hits\|Misses\): */ccache \1: /p" || true' EXIT
 fi
 
 sh scripts/deps.sh
 phase packages
+[ "$1" != check ] || CCACHE_DIR=$DT_CCACHE ccache -z > /dev/null 2>&1 || true
 [ -x configure ] || ./autogen.sh
 # configure again when a package it probes for (clang for the fuzzers,
 # dkms, ...) was installed or changed since it ran: a tree configured
@@ -55,9 +64,20 @@ elif [ "$pkgs" != "$(cat config.deps 2>/dev/null)" ]; then
 fi
 printf '%s\n' "$pkgs" > config.deps
 phase configure
+# Debian 13's root (downloads, unpacking) is made beside the build.
+if [ "$1" = check ]; then
+	make check-suite-root > tests/suite-root.log 2>&1 &
+	root_pid=$!
+fi
 make -j"$(nproc)"
 phase build
 if [ "$1" = check ]; then
+	if ! wait $root_pid; then
+		tail -n 30 tests/suite-root.log
+		echo "dev: Debian 13's root failed (log: tests/suite-root.log)" >&2
+		exit 1
+	fi
+	phase debian13-root
 	make check-suite-build
 	phase debian13-build
 fi

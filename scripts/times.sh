@@ -5,7 +5,8 @@
 #   sh scripts/times.sh PHASES TESTS [BUDGET]
 #
 # PHASES: one line a phase, "NAME<TAB>SECONDS" (scripts/dev.sh writes
-# it: packages, configure, build, debian13-build, check, distcheck).
+# it: packages, configure, build, debian13-root, debian13-build, check,
+# distcheck).
 # TESTS: one line a test, "PHASE<TAB>PATH<TAB>SECONDS<TAB>STATED<TAB>
 # STATUS" (tests/limit.sh writes it; STATED is the test's own "# seconds:
 # N", "-" if it states none; PHASE "part": a part of a test, such as
@@ -76,8 +77,12 @@ END {
 				row("  the rest (what the tests need)", rest)
 		} else if (p == "distcheck") {
 			row("make distcheck", ph[p], "its tests " kt["distcheck"] + 0 " s (" kn["distcheck"] + 0 ")")
+		} else if (p == "build") {
+			row("build", ph[p], "Debian 13's root made meanwhile")
+		} else if (p == "debian13-root") {
+			row("Debian 13 root, after the build", ph[p])
 		} else if (p == "debian13-build") {
-			row("Debian 13 root and build", ph[p])
+			row("Debian 13 build", ph[p])
 		} else {
 			row(p, ph[p])
 		}
