@@ -1,9 +1,11 @@
 #!/bin/sh
 # The README's set-up commands, as root on Debian 12:
 #
-#   sh scripts/dev.sh check   install what is missing, build, run all tests,
-#                             then make distcheck (the tarball builds and
-#                             installs from a read-only source tree)
+#   sh scripts/dev.sh check   install what is missing, build, run all tests
+#                             (make check-lanes: make check's tests in two
+#                             lanes), then make distcheck (the tarball
+#                             builds and installs from a read-only source
+#                             tree)
 #   sh scripts/dev.sh demo    install what is missing, build, run the demo
 #
 # Both are idempotent: a second run rebuilds only what changed.
@@ -81,9 +83,13 @@ if [ "$1" = check ]; then
 	make check-suite-build
 	phase debian13-build
 fi
-make "$1"
 if [ "$1" = check ]; then
+	# The tests in two lanes side by side (tests/vm/local.mk).
+	make check-lanes
 	phase check
-	DT_TIMES_PHASE=distcheck make distcheck
+	# distcheck's build and its tests two at a time.
+	DT_TIMES_PHASE=distcheck make -j"$(nproc)" distcheck
 	phase distcheck
+else
+	make "$1"
 fi

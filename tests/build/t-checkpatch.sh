@@ -1,4 +1,5 @@
 #!/bin/sh
+# seconds: 15 (expected on 2 cores under make check-lanes; scripts/times.sh flags twice that)
 # dtracer.ko and its LTTng probe follow the kernel's coding style: the
 # kernel's own scripts/checkpatch.pl (--strict) on every C file and header
 # of both. The tracepoint declarations (dtracer/trace/, probes/events/)

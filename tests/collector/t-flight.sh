@@ -1,4 +1,5 @@
 #!/bin/sh
+# seconds: 95 (expected on 2 cores under make check-lanes; scripts/times.sh flags twice that)
 # Flight recorder (issue 10): three hosts record with `dtracer record
 # --slower-than 1s`: a snapshot session (the trace kept in memory, ring
 # buffers overwritten) and two LTTng triggers that send a snapshot to

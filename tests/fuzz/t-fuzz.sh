@@ -1,4 +1,5 @@
 #!/bin/sh
+# seconds: 40 (expected on 2 cores under make check-lanes; scripts/times.sh flags twice that)
 # The libFuzzer targets of tests/fuzz/ (DT_FUZZ_TARGETS, from the
 # Makefile's FUZZ_TARGETS), briefly: each replays its corpus
 # (tests/fuzz/corpus/TARGET/, read-only: new inputs go to a scratch

@@ -1,4 +1,5 @@
 #!/bin/sh
+# seconds: 420 (expected on 2 cores under make check-lanes; scripts/times.sh flags twice that)
 # One guest: dtracer's gate in our lttng-modules fork. Sessions record
 # every kernel event and syscall with the tid context: without dtracer.ko
 # and with gate "off" they record the same; "global" records everything
@@ -8,6 +9,10 @@
 # and the module can leave and come back between sessions. See
 # guest-gate.sh.
 . "$DT_BUILDDIR/tests/vm/config.sh"
+# One guest for about 6 minutes alone, longer beside other guests (make
+# check-lanes runs it beside lane A's): a budget of 20 minutes, not 10.
+DT_VM_TIMEOUT=${DT_VM_TIMEOUT:-1200}
+export DT_VM_TIMEOUT
 . "$DT_SRCDIR/tests/vm/tap.sh"
 . "$DT_SRCDIR/tests/vm/vm.sh"
 

@@ -1,4 +1,5 @@
 #!/bin/sh
+# seconds: 95 (expected on 2 cores under make check-lanes; scripts/times.sh flags twice that)
 # The harness itself: it reports each guest's own exit status, enforces
 # the per-guest timeout, and leaves no QEMU process, tap or namespace
 # behind, whether the guests pass, fail, hang or the run is killed; and a

@@ -1,4 +1,5 @@
 #!/bin/sh
+# seconds: 45 (expected on 2 cores under make check-lanes; scripts/times.sh flags twice that)
 # One guest: the fork's modules load through lttng-sessiond and record a
 # kernel session (timer_hrtimer_start with was_armed, sched_switch,
 # syscalls) that babeltrace2 reads back. See guest-lttng-fork.sh.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# seconds: 120 (expected on 2 cores under make check-lanes; scripts/times.sh flags twice that)
 # Two guests, both running dtracer, under load at the tables' scale:
 # thousands of flagged threads that exit while flagged, the thread and
 # socket tables at their limits (drops counted), thousands of short

@@ -147,3 +147,40 @@ check-kernel: %reldir%/config.sh $(check_PROGRAMS) $(bin_PROGRAMS) \
 clean-check-kernel:
 	-rm -rf $(SUITE_BUILD)
 .PHONY: check-kernel clean-check-kernel
+
+# ----------------------------------------------------------------------
+# make check-lanes (scripts/dev.sh check): make check's tests in two
+# lanes side by side, each test still its own TAP test with its own
+# result and time limit. The tests that boot two guests or more keep
+# both cores busy: they run one after another (LANE_A). Beside them, one
+# after another, the others (LANE_B): unit and host tests and the
+# one-guest tests, each of which keeps one core busy at most, so that the
+# other core, idle while they run alone, serves lane A. Each lane's
+# summary is tests/lane-a.log and tests/lane-b.log; the .trs files are
+# make check's. make check itself runs them all in one lane.
+# ----------------------------------------------------------------------
+LANE_A = tests/kernel/t-mark.sh tests/kernel/t-trust.sh \
+	tests/kernel/t-chain.sh tests/kernel/t-fidelity.sh \
+	tests/kernel/t-events.sh tests/kernel/t-churn.sh \
+	tests/kernel/t-stress.sh tests/collector/t-collect.sh \
+	tests/collector/t-flight.sh tests/collector/t-live.sh \
+	tests/demo/t-demo.sh tests/kernel/t-lan.sh tests/kernel/t-harness.sh \
+	%reldir%/t-release.sh
+check-lanes: all-am
+	$(MAKE) $(AM_MAKEFLAGS) $(check_PROGRAMS) $(check_DATA)
+	@a= b=; for t in $(TESTS); do \
+		case " $(LANE_A) " in *" $$t "*) a="$$a $$t" ;; *) b="$$b $$t" ;; esac; \
+	done; \
+	echo "check-lanes: lane A:$$(echo " $$a" | sed 's| [^ ]*/| |g')"; \
+	echo "check-lanes: lane B:$$(echo " $$b" | sed 's| [^ ]*/| |g')"; \
+	rm -f tests/lane-b.status; \
+	{ $(MAKE) $(AM_MAKEFLAGS) check-TESTS TESTS="$$b" \
+		TEST_SUITE_LOG=tests/lane-b.log; echo $$? > tests/lane-b.status; } & \
+	$(MAKE) $(AM_MAKEFLAGS) check-TESTS TESTS="$$a" \
+		TEST_SUITE_LOG=tests/lane-a.log; sa=$$?; \
+	wait; sb=$$(cat tests/lane-b.status 2>/dev/null || echo 1); \
+	rm -f tests/lane-b.status; \
+	echo "check-lanes: lane A exit $$sa, lane B exit $$sb"; \
+	test "$$sa" = 0 && test "$$sb" = 0
+.PHONY: check-lanes
+CLEANFILES += tests/lane-a.log tests/lane-b.log
