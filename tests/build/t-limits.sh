@@ -20,7 +20,7 @@ mkdir -p "$out" || exit 99
 DT_TIMES=$out/times.tsv
 export DT_TIMES
 cat > "$out/hangs.sh" <<'EOF'
-# seconds: 7
+# seconds: 0
 echo "ok 1 - first step"
 sleep 3171
 echo "ok 2 - never reached"
@@ -51,8 +51,20 @@ sleep 1
 tap_result $? "... nothing of it is left running"
 line=$(sed -n 1p "$out/times.tsv" 2>/dev/null)
 echo "$line" | awk -F '\t' -v t="$took" '$1 == "check" && $2 ~ /hangs\.sh$/ &&
-	$3 >= 2 && $3 <= t && $4 == 7 && $5 == 124 { ok = 1 } END { exit !ok }'
+	$3 >= 2 && $3 <= t && $4 == 0 && $5 == 124 { ok = 1 } END { exit !ok }'
 tap_result $? "... its time, stated seconds and status 124 are recorded for the run's table ($line)"
+
+# A test that states its seconds gets at least three times them.
+cat > "$out/states.sh" <<'EOF'
+# seconds: 2
+sleep 3
+echo "ok 1 - done after 3 s"
+echo "1..1"
+EOF
+DT_TEST_LIMIT=1 sh "$limit" sh "$out/states.sh" > "$out/states.tap"
+rc=$?
+[ $rc -eq 0 ] && grep -qx 'ok 1 - done after 3 s' "$out/states.tap"
+tap_result $? "a test stating 2 s runs 3 s under a limit of 1 s (three times what it states; exit $rc)"
 
 # The same through automake's tap-driver, as make check runs it: the
 # hang is one failure, and the driver ends normally.
