@@ -39,6 +39,14 @@ cached() {
 		command -v unshare > /dev/null
 }
 
+# The new mount namespace's mounts stay in it: private, as unshare makes
+# them; in a chroot (tests/vm/check-kernel.sh's in_root, itself in a
+# private namespace), where / is no mount point and cannot be made
+# private, they are left as they are.
+propagation() {
+	if mountpoint -q /; then echo private; else echo unchanged; fi
+}
+
 mode=${1:-}
 [ $# -gt 0 ] && shift
 case $mode in
@@ -51,7 +59,7 @@ fork)
 	fi
 	b=$fixed/dtracer/$version/build
 	mkdir -p "$fixed" "$DT_CCACHE"
-	exec unshare -m sh -c '
+	exec unshare -m --propagation "$(propagation)" sh -c '
 		fixed=$1 b=$2 src=$3 priv=$4 release=$5
 		shift 5
 		mount -t tmpfs -o mode=0755 dtracer-kbuild "$fixed" &&
@@ -76,7 +84,7 @@ dkms)
 		exec "$@"
 	fi
 	mkdir -p "$fixed" "$DT_CCACHE"
-	exec unshare -m sh -c '
+	exec unshare -m --propagation "$(propagation)" sh -c '
 		fixed=$1 tree=$2
 		shift 2
 		mount --bind "$tree" "$fixed" || exit 1

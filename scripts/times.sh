@@ -47,7 +47,7 @@ FNR == NR {
 	next
 }
 NF >= 5 {
-	# A part of a test (t-release's runs): listed, counted in its test.
+	# A part of a test (the runs of t-release): listed, counted in its test.
 	if ($1 != "part") {
 		k = kind($1, $2)
 		kt[k] += $3; kn[k]++
@@ -78,7 +78,7 @@ END {
 		} else if (p == "distcheck") {
 			row("make distcheck", ph[p], "its tests " kt["distcheck"] + 0 " s (" kn["distcheck"] + 0 ")")
 		} else if (p == "build") {
-			row("build", ph[p], "Debian 13's root made meanwhile")
+			row("build", ph[p], "the root of Debian 13 made meanwhile")
 		} else if (p == "debian13-root") {
 			row("Debian 13 root, after the build", ph[p])
 		} else if (p == "debian13-build") {
