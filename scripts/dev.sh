@@ -31,7 +31,11 @@ phase() {
 	_now=$(date +%s)
 	printf '%s\t%s\n' "$1" $((_now - phase_t)) >> "$DT_PHASES"
 	phase_t=$_now
+	running=
 }
+# running: the phase under way; a failure there still counts its time.
+running="packages"
+
 # The kernel modules' compiles go through ccache (scripts/kbuild-cached.sh):
 # distcheck's build and the DKMS builds of the tests compile nothing the
 # main build did. Its folder stays in the clone: a run compiles each
@@ -41,13 +45,15 @@ export DT_CCACHE
 if [ "$1" = check ]; then
 	: > "$DT_PHASES"
 	: > "$DT_TIMES"
-	trap 'sh scripts/times.sh "$DT_PHASES" "$DT_TIMES"
+	trap '[ -z "$running" ] || phase "$running (failed)"
+		sh scripts/times.sh "$DT_PHASES" "$DT_TIMES"
 		CCACHE_DIR=$DT_CCACHE ccache -s 2> /dev/null |
 			sed -n "s/^ *\(Hits\|Misses\): */ccache \1: /p" || true' EXIT
 fi
 
 sh scripts/deps.sh
 phase packages
+running=configure
 [ "$1" != check ] || CCACHE_DIR=$DT_CCACHE ccache -z > /dev/null 2>&1 || true
 [ -x configure ] || ./autogen.sh
 # configure again when a package it probes for (clang for the fuzzers,
@@ -66,6 +72,7 @@ elif [ "$pkgs" != "$(cat config.deps 2>/dev/null)" ]; then
 fi
 printf '%s\n' "$pkgs" > config.deps
 phase configure
+running=build
 # Debian 13's root (downloads, unpacking) is made beside the build.
 if [ "$1" = check ]; then
 	make check-suite-root > tests/suite-root.log 2>&1 &
@@ -74,20 +81,24 @@ fi
 make -j"$(nproc)"
 phase build
 if [ "$1" = check ]; then
+	running=debian13-root
 	if ! wait $root_pid; then
 		tail -n 30 tests/suite-root.log
 		echo "dev: Debian 13's root failed (log: tests/suite-root.log)" >&2
 		exit 1
 	fi
 	phase debian13-root
+	running=debian13-build
 	make check-suite-build
 	phase debian13-build
 fi
 if [ "$1" = check ]; then
 	# The tests in two lanes side by side (tests/vm/local.mk).
+	running=check
 	make check-lanes
 	phase check
 	# distcheck's build and its tests two at a time.
+	running=distcheck
 	DT_TIMES_PHASE=distcheck make -j"$(nproc)" distcheck
 	phase distcheck
 else

@@ -75,7 +75,7 @@ END {
 			rest = ph[p] - kt["unit"] - kt["host"] - kt["guest"] - kt["debian13"]
 			if (rest > 0)
 				row("  the rest (what the tests need)", rest)
-		} else if (p == "distcheck") {
+		} else if (p ~ /^distcheck/) {
 			row("make distcheck", ph[p], "its tests " kt["distcheck"] + 0 " s (" kn["distcheck"] + 0 ")")
 		} else if (p == "build") {
 			row("build", ph[p], "the root of Debian 13 made meanwhile")
@@ -88,6 +88,8 @@ END {
 		}
 	}
 	row("total", total)
+	if (ph["check"] > 0 && kt["unit"] + kt["host"] + kt["guest"] + kt["debian13"] > ph["check"])
+		print "  (make check-lanes runs two tests at a time: its rows add up to more than its time)"
 	if (total <= budget)
 		printf "  %d s under the budget of %d s (%s)\n", budget - total, budget, mmss(budget)
 	else

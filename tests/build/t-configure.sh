@@ -1,5 +1,5 @@
 #!/bin/sh
-# seconds: 120 (expected on 2 cores under make check-lanes; scripts/times.sh flags twice that)
+# seconds: 300 (expected on 2 cores under make check-lanes; scripts/times.sh flags twice that)
 # configure stops with a clear message naming what is missing and, where
 # a Debian package provides it, that package. It runs here on a copy of
 # the generated script, so the real build tree is left alone.

@@ -1,5 +1,5 @@
 #!/bin/sh
-# seconds: 60 (expected on 2 cores under make check-lanes; scripts/times.sh flags twice that)
+# seconds: 300 (expected on 2 cores under make check-lanes; scripts/times.sh flags twice that)
 # make install DESTDIR=...: the command, its man page, the babeltrace2
 # plugin, dtracer.ko, every module of the fork and the probe module in
 # their places; the depmod.d override makes depmod take the fork's LTTng

@@ -1,5 +1,5 @@
 #!/bin/sh
-# seconds: 60 (expected on 2 cores under make check-lanes; scripts/times.sh flags twice that)
+# seconds: 70 (expected on 2 cores under make check-lanes; scripts/times.sh flags twice that)
 # Three guests (client -> middle -> server, a flagged request through
 # socat) each record dtracer's events in their own LTTng session. Here,
 # on the host, the traces are read back (dt-events.awk) and linked: every
