@@ -73,8 +73,10 @@ fi
 printf '%s\n' "$pkgs" > config.deps
 phase configure
 running=build
-# Debian 13's root (downloads, unpacking) is made beside the build.
+# Debian 13's root (downloads, unpacking) is made beside the build,
+# once the Makefile is up to date (neither make remakes it then).
 if [ "$1" = check ]; then
+	make Makefile > /dev/null
 	make check-suite-root > tests/suite-root.log 2>&1 &
 	root_pid=$!
 fi
