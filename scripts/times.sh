@@ -5,8 +5,10 @@
 #   sh scripts/times.sh PHASES TESTS [BUDGET]
 #
 # PHASES: one line a phase, "NAME<TAB>SECONDS" (scripts/dev.sh writes
-# it: packages, configure, build, debian13-root, debian13-build, check,
-# distcheck).
+# it: packages, configure, build, debian13-root, check), or a part of one,
+# "NAME<TAB>SECONDS<TAB>PHASE" (tests/lanes.sh: the steps of each lane of
+# the check phase, lane B's make distcheck among them), listed under its
+# phase and not counted again.
 # TESTS: one line a test, "PHASE<TAB>PATH<TAB>SECONDS<TAB>STATED<TAB>
 # STATUS" (tests/limit.sh writes it; STATED is the test's own "# seconds:
 # N", "-" if it states none; PHASE "part": a part of a test, such as
@@ -30,7 +32,7 @@ function kind(phase, path) {
 		return "distcheck"
 	if (path ~ /^tests\/unit\//)
 		return "unit"
-	if (path ~ /^tests\/vm\/t-release\.sh$/)
+	if (path ~ /^tests\/vm\/t-release(-build)?\.sh$/)
 		return "debian13"
 	if (path ~ /^tests\/(build|fuzz)\// || path == "tests/collector/t-corrupt.sh")
 		return "host"
@@ -43,7 +45,11 @@ function row(label, s, note) {
 	printf "  %-34s %6d s  %7s%s\n", label, s, mmss(s), note == "" ? "" : "  " note
 }
 FNR == NR {
-	if (NF >= 2) { ph[$1] += $2; order[++np] = $1; total += $2 }
+	if (NF >= 3 && $3 != "") {
+		nsub[$3]++; subname[$3, nsub[$3]] = $1; subsecs[$3, nsub[$3]] = $2
+	} else if (NF >= 2) {
+		ph[$1] += $2; order[++np] = $1; total += $2
+	}
 	next
 }
 NF >= 5 {
@@ -66,15 +72,23 @@ END {
 		p = order[i]
 		if (p in done) continue
 		done[p] = 1
-		if (p == "check") {
-			row("make check", ph[p])
-			row("  unit tests (" kn["unit"] + 0 ")", kt["unit"])
-			row("  host tests (" kn["host"] + 0 ": build, fuzz, sanitizers)", kt["host"])
+		if (p ~ /^check( \(failed\))?$/) {
+			row("make check-lanes" substr(p, 6), ph[p], nsub["check"] ? "two lanes side by side:" : "")
+			# The steps of the lanes by name, lane A first.
+			for (k = 2; k <= nsub["check"]; k++)
+				for (m = k; m > 1 && subname["check", m - 1] > subname["check", m]; m--) {
+					tn = subname["check", m]; subname["check", m] = subname["check", m - 1]; subname["check", m - 1] = tn
+					ts = subsecs["check", m]; subsecs["check", m] = subsecs["check", m - 1]; subsecs["check", m - 1] = ts
+				}
+			for (k = 1; k <= nsub["check"]; k++)
+				row("  " subname["check", k], subsecs["check", k], \
+					subname["check", k] ~ /distcheck/ ? "its tests " kt["distcheck"] + 0 " s (" kn["distcheck"] + 0 ")" : "")
+			if (kn["unit"])
+				row("  unit tests (" kn["unit"] + 0 ")", kt["unit"])
+			if (kn["host"])
+				row("  host tests (" kn["host"] + 0 ": build, fuzz, sanitizers)", kt["host"])
 			row("  guest tests (" kn["guest"] + 0 ", Debian 12)", kt["guest"])
-			row("  Debian 13 tests (t-release)", kt["debian13"])
-			rest = ph[p] - kt["unit"] - kt["host"] - kt["guest"] - kt["debian13"]
-			if (rest > 0)
-				row("  the rest (what the tests need)", rest)
+			row("  Debian 13 tests (" kn["debian13"] + 0 ")", kt["debian13"])
 		} else if (p ~ /^distcheck/) {
 			row("make distcheck", ph[p], "its tests " kt["distcheck"] + 0 " s (" kn["distcheck"] + 0 ")")
 		} else if (p == "build") {
@@ -88,8 +102,8 @@ END {
 		}
 	}
 	row("total", total)
-	if (ph["check"] > 0 && kt["unit"] + kt["host"] + kt["guest"] + kt["debian13"] > ph["check"])
-		print "  (make check-lanes runs two tests at a time: its rows add up to more than its time)"
+	if (nsub["check"] && kt["unit"] + kt["host"] + kt["guest"] + kt["debian13"] > 0)
+		print "  (make check-lanes runs two lanes at a time: its rows add up to more than its time)"
 	if (total <= budget)
 		printf "  %d s under the budget of %d s (%s)\n", budget - total, budget, mmss(budget)
 	else

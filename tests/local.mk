@@ -2,7 +2,11 @@
 # ----------------------------------------------------------------------
 # Tests
 # ----------------------------------------------------------------------
-LOG_DRIVER = env AM_TAP_AWK='$(AWK)' $(SHELL) $(top_srcdir)/build-aux/tap-driver.sh
+# %reldir%/driver.sh: automake's TAP driver, and a copy of each test's
+# .log and .trs under DT_KEEP_RESULTS when set (make distcheck's tests
+# under make check-lanes).
+LOG_DRIVER = env AM_TAP_AWK='$(AWK)' $(SHELL) $(top_srcdir)/tests/driver.sh \
+	$(top_srcdir)/build-aux/tap-driver.sh
 TEST_LOG_DRIVER = $(LOG_DRIVER)
 SH_LOG_DRIVER = $(LOG_DRIVER)
 # Every test runs under %reldir%/limit.sh: a hang (DT_TEST_LIMIT, default
@@ -148,7 +152,7 @@ EXTRA_DIST += $(build_tests) $(kernel_tests) \
 	%reldir%/kernel/guest-fidelity.sh \
 	%reldir%/kernel/guest-churn.sh \
 	%reldir%/kernel/guest-stress.sh \
-	%reldir%/kernel/guest-gate.sh \
+	%reldir%/kernel/guest-gate.sh %reldir%/kernel/gate-trace.sh \
 	%reldir%/kernel/guest-events.sh \
 	%reldir%/kernel/dt-events.awk \
 	%reldir%/collector/guest-collect.sh %reldir%/collector/causality.awk \
@@ -158,7 +162,7 @@ EXTRA_DIST += $(build_tests) $(kernel_tests) \
 	%reldir%/kernel/guest-lan.sh \
 	%reldir%/kernel/guest-harness.sh \
 	%reldir%/kernel/guest-harness-own.sh \
-	%reldir%/limit.sh \
+	%reldir%/limit.sh %reldir%/driver.sh %reldir%/lanes.sh \
 	%reldir%/vm/vm.sh %reldir%/vm/tap.sh %reldir%/vm/guest-lib.sh \
 	%reldir%/vm/guest-init.sh %reldir%/vm/initramfs-init \
 	%reldir%/vm/mkinitramfs.sh %reldir%/vm/mkmodtree.sh \

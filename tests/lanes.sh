@@ -1,0 +1,89 @@
+#!/bin/sh
+# make check-lanes (scripts/dev.sh check, and so CI): the whole run's
+# tests in two lanes side by side on a 2-core machine, each test still
+# its own TAP test with its own .trs, result and time limit.
+#
+#   lane A: the tests that boot two guests or more (LANE_A), one after
+#           another (each keeps both cores busy while its guests run),
+#           then LANE_A_AFTER (t-release.sh: Debian 13's guests) once
+#           lane B has built what those boot;
+#   lane B: Debian 13's build (make check-suite-build), then the other
+#           guest and host tests (LANE_B: one guest or none each, at
+#           most one core), then make distcheck, whose tarball build
+#           runs the unit, build and fuzz tests (LANE_HOST, which are
+#           not run a second time here) from a read-only source tree.
+#
+# distcheck removes its build folder once it passes: its tests' .log and
+# .trs are kept under tests/distcheck/ (tests/driver.sh's
+# DT_KEEP_RESULTS) and counted by .ci/run with the others. Each lane's
+# summary is tests/lane-a.log and tests/lane-b.log. With DT_PHASES set
+# (dev.sh), each step's seconds are written there as "lane X: STEP<TAB>
+# SECONDS<TAB>check": parts of dev.sh's check phase (scripts/times.sh).
+#
+# Run by make (the top build folder, MAKE set); exits 0 when both lanes
+# passed.
+set -u
+: "${MAKE:=make}" "${LANE_A:=}" "${LANE_A_AFTER:=}" "${LANE_B:=}"
+jobs=$(nproc 2> /dev/null || echo 2)
+keep=$PWD/tests/distcheck
+rm -rf "$keep" tests/lane-b.status tests/lane-b.built
+echo "check-lanes: lane A:$(echo " $LANE_A $LANE_A_AFTER" | sed 's| [^ ]*/| |g')"
+echo "check-lanes: lane B: check-suite-build$(echo " $LANE_B" | sed 's| [^ ]*/| |g') distcheck"
+
+# step LANE NAME COMMAND...: COMMAND, its seconds to DT_PHASES.
+step() {
+	_lane=$1 _name=$2
+	shift 2
+	_t0=$(date +%s)
+	"$@"
+	_rc=$?
+	_st=
+	[ $_rc = 0 ] || _st=" (failed)"
+	[ -z "${DT_PHASES:-}" ] ||
+		printf 'lane %s: %s%s\t%s\tcheck\n' "$_lane" "$_name" "$_st" \
+			$(($(date +%s) - _t0)) >> "$DT_PHASES"
+	return $_rc
+}
+
+# tests LOG TEST...: make check's TESTS, without making check_DATA (made
+# before the lanes; Debian 13's part by lane B).
+tests() {
+	_log=$1
+	shift
+	[ $# -gt 0 ] || return 0
+	$MAKE check-TESTS TESTS="$*" TEST_SUITE_LOG="$_log" check_DATA=
+}
+
+lane_b() {
+	_rc=0
+	step B "Debian 13 build" $MAKE check-suite-build || _rc=1
+	echo $_rc > tests/lane-b.built
+	# shellcheck disable=SC2086
+	step B tests tests tests/lane-b.log $LANE_B || _rc=1
+	step B distcheck env DT_TIMES_PHASE=distcheck DT_KEEP_RESULTS="$keep" \
+		$MAKE -j"$jobs" distcheck || _rc=1
+	return $_rc
+}
+
+{
+	lane_b
+	echo $? > tests/lane-b.status
+} &
+lane_b_pid=$!
+
+sa=0
+# shellcheck disable=SC2086
+step A tests tests tests/lane-a.log $LANE_A || sa=1
+if [ -n "$LANE_A_AFTER" ]; then
+	# Debian 13's guests boot what lane B builds first.
+	while [ ! -f tests/lane-b.built ] && kill -0 $lane_b_pid 2> /dev/null; do
+		sleep 5
+	done
+	# shellcheck disable=SC2086
+	step A "Debian 13 tests" tests tests/lane-a-after.log $LANE_A_AFTER || sa=1
+fi
+wait $lane_b_pid
+sb=$(cat tests/lane-b.status 2> /dev/null || echo 1)
+rm -f tests/lane-b.status tests/lane-b.built
+echo "check-lanes: lane A exit $sa, lane B exit $sb"
+[ "$sa" = 0 ] && [ "$sb" = 0 ]
