@@ -55,8 +55,7 @@ capture() {
 
 end_capture() {
 	sleep 1
-	kill $tdpid
-	wait $tdpid
+	tcpdump_stop $tdpid /tmp/tcpdump.err
 	check "the capture reads back" sh -c "$pcap /tmp/cap.pcap > /tmp/segs"
 	cp /tmp/segs "$DT_RESULTS/segs"
 }

@@ -156,8 +156,7 @@ capture() {
 # stop_capture NAME: /tmp/segs-NAME, the capture's segments (dt-pcap).
 stop_capture() {
 	sleep 1
-	kill $tdpid
-	wait $tdpid
+	tcpdump_stop $tdpid /tmp/tcpdump-$1.err
 	check "[$1] the capture reads back" sh -c "$pcap /tmp/cap-$1.pcap > /tmp/segs-$1"
 	cp /tmp/segs-$1 /tmp/tcpdump-$1.err "$DT_RESULTS/"
 }

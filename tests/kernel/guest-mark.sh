@@ -69,8 +69,7 @@ dt-a)
 	done
 	check "dt-b says it is done" timeout $(slow 500) $tcp serve -4 7199 1
 	sleep 1
-	kill $tdpid
-	wait $tdpid
+	tcpdump_stop $tdpid /tmp/tcpdump.err
 	check "the capture reads back" sh -c "$pcap /tmp/cap.pcap > /tmp/segs"
 	cp /tmp/segs "$DT_RESULTS/segs"
 	diag "$(wc -l < /tmp/segs) TCP segments captured"

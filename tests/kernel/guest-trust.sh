@@ -90,8 +90,7 @@ dt-a)
 	phase 6 p6
 
 	sleep 1
-	kill $tdpid
-	wait $tdpid
+	tcpdump_stop $tdpid /tmp/tcpdump.err
 	check "the capture reads back" sh -c "$pcap /tmp/cap.pcap > /tmp/segs"
 	cp /tmp/segs "$DT_RESULTS/segs"
 	check "default trust (loopback): dt-b's answers to dt-a unmarked" none_marked 7300

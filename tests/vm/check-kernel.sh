@@ -62,22 +62,25 @@ root=$sroot/root
 # in_root LOG CMD...: run CMD in the release's root, with the source and
 # build folders (and DT_CCACHE's, scripts/kbuild-cached.sh) at their own
 # paths (bind mounts in a mount namespace of its own: nothing stays
-# mounted), at nice 19.
+# mounted), at nice DT_BUILD_NICE (default 19: make check-kernel's guests
+# keep their time beside it; make check-lanes's lane B gives 0, as its
+# lane must not wait on the other's guests).
 in_root() {
 	_log=$1
 	shift
 	[ -z "${DT_CCACHE:-}" ] || mkdir -p "$DT_CCACHE"
 	unshare -m sh -c '
-		root=$1 src=$2 build=$3 cc=$4
-		shift 4
+		root=$1 src=$2 build=$3 cc=$4 nice=$5
+		shift 5
 		for d in "$src" "$build" $cc; do
 			mkdir -p "$root$d"
 			mount --bind "$d" "$root$d"
 		done
 		mount -t proc proc "$root/proc"
 		exec chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
-			LC_ALL=C.UTF-8 HOME=/root ${cc:+DT_CCACHE=$cc} nice -n 19 "$@"' \
-		sh "$root" "$DT_SRCDIR" "$DT_BUILDDIR" "${DT_CCACHE:-}" "$@" > "$_log" 2>&1 ||
+			LC_ALL=C.UTF-8 HOME=/root ${cc:+DT_CCACHE=$cc} nice -n "$nice" "$@"' \
+		sh "$root" "$DT_SRCDIR" "$DT_BUILDDIR" "${DT_CCACHE:-}" \
+		"${DT_BUILD_NICE:-19}" "$@" > "$_log" 2>&1 ||
 		{ tail -n 40 "$_log" >&2; die "$* failed in the $suite root (log: $_log)"; }
 }
 

@@ -6,6 +6,7 @@
 #   check_fails DESC CMD... "ok" if CMD exits non-zero
 #   ok DESC / not_ok DESC   record a result directly
 #   wait_for SECONDS CMD... poll CMD every 0.2 s until it succeeds
+#   tcpdump_stop PID ERR    stop a capture once it wrote all it received
 #   diag TEXT               a comment line in the TAP stream
 #   dt_addr NAME            the LAN address of guest NAME (NAME-6: IPv6)
 #   stat_of NAME            a counter of /sys/distributed-tracer/stats
@@ -114,6 +115,25 @@ follow() {
 	"$@"
 	check "step $_n: told $_host it is done" \
 		wait_for 60 $DT_BUILDDIR/tests/tools/dt-tcp request $_host $((_port + 10 + _n)) done
+}
+
+# tcpdump_stop PID ERR: stop the tcpdump PID (its standard error in ERR)
+# once it has written every packet the kernel gave it: its counts, asked
+# with SIGUSR1 ("N packets captured, M packets received by filter"),
+# agree; at most 30 s (slow). A tcpdump starved of CPU under emulation
+# lags behind the kernel, which hands packets over in blocks: killed
+# after a fixed second, it lost the last ones (31 of 296 once).
+tcpdump_stop() {
+	_tries=$(($(slow 30) * 5))
+	while [ "$_tries" -gt 0 ] && kill -USR1 "$1" 2> /dev/null; do
+		sleep 0.2
+		tail -n 1 "$2" | awk '$4 ~ /^captured/ && $7 == "received" {
+			seen = 1; exit !($2 == $5) }
+			END { if (!seen) exit 1 }' && break
+		_tries=$((_tries - 1))
+	done
+	kill "$1"
+	wait "$1"
 }
 
 # The guest script's exit status: non-zero if any check failed.
