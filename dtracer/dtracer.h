@@ -5,11 +5,13 @@
  *
  * Locking, everywhere in the module:
  * - Lookups (hot paths, any context) run under RCU only.
- * - Writers of the thread table hold dt_flags_lock, writers of the socket
- *   table hold dt_socks_lock, and a socket's ranges are read and written
- *   under its own lock. All three are taken with spin_lock_irqsave: the
- *   hooks run in process, softirq and kprobe context, and irqsave is safe
- *   in all three without ever running softirqs on unlock.
+ * - Writers of the thread table hold dt_flags_lock (flags.c, shared by
+ *   the files that change the table through flags-int.h), writers of the
+ *   socket table hold dt_socks_lock, and a socket's ranges are read and
+ *   written under its own lock. All three are taken with
+ *   spin_lock_irqsave: the hooks run in process, softirq and kprobe
+ *   context, and irqsave is safe in all three without ever running
+ *   softirqs on unlock.
  * - Lock order: dt_narrow_lock (syscalls.c), then dt_flags_lock, then
  *   dt_socks_lock, then a socket's lock. Two places hold two of them:
  *   syscalls.c (dt_narrow_lock, then dt_flags_lock in
@@ -179,8 +181,6 @@ extern unsigned long dt_flags_hint[];
 void dt_flags_exit(void);
 bool dt_flagged(const struct task_struct *task);
 bool dt_flag_sender(const struct task_struct *task, struct dt_sender *by);
-int dt_flags_add(int *ids, int n);
-int dt_flags_remove(int *ids, int n);
 bool dt_flags_enter(struct task_struct *task, struct dt_ctx *c,
 		    enum dt_reason reason);
 void dt_flags_leave(struct task_struct *task);
@@ -192,6 +192,10 @@ void dt_flags_task_exit(struct task_struct *task);
 unsigned int dt_flags_count(void);
 void dt_flags_set_narrowed(bool on);
 bool dt_flags_narrowed(void);
+
+/* manual.c: add_pid, remove_pid, list_pid. */
+int dt_flags_add(int *ids, int n);
+int dt_flags_remove(int *ids, int n);
 ssize_t dt_flags_list(char *buf, size_t size);
 
 /* tracepoints.c: the kernel's tracepoints, by name. */

@@ -36,42 +36,28 @@
  * trylock never fails for contention). A flood of marked segments from a
  * trusted peer cannot keep this host tracing at will; the refused ones
  * are counted (drops_rate).
+ *
+ * The files that change the table share its insides through flags-int.h:
+ * manual.c keeps the threads root names (add_pid, remove_pid, list_pid).
  */
-#include "dtracer.h"
+#include "flags-int.h"
 
 #include <linux/export.h>
 #include <linux/hash.h>
 #include <linux/hashtable.h>
 #include <linux/moduleparam.h>
-#include <linux/pid.h>
 #include <linux/ratelimit.h>
 #include <linux/rculist.h>
 #include <linux/sched.h>
-#include <linux/sched/task.h>
 #include <linux/slab.h>
-#include <linux/sort.h>
 #include <linux/spinlock.h>
 #include <linux/thread_info.h>
 #include <linux/timekeeping.h>
 #include <linux/workqueue.h>
 
-struct dt_flag {
-	struct hlist_node node;		/* in dt_flags, by task */
-	struct hlist_node by_sk;	/* in dt_flags_by_sk if ctx */
-	struct task_struct *task;
-	enum dt_reason reason;
-	pid_t parent;			/* inherited: the parent's tid */
-	struct dt_ctx *ctx;		/* its request (a reference), or NULL */
-	u64 since;			/* flagged at (monotonic ns) */
-	u64 wrote;			/* last write of the response, 0: none */
-	struct rcu_head rcu;
-};
-
-#define DT_FLAGS_BITS 12
-
-static DEFINE_HASHTABLE(dt_flags, DT_FLAGS_BITS);
-static DEFINE_HASHTABLE(dt_flags_by_sk, DT_FLAGS_BITS);
-static DEFINE_SPINLOCK(dt_flags_lock);
+DEFINE_HASHTABLE(dt_flags, DT_FLAGS_BITS);
+DEFINE_HASHTABLE(dt_flags_by_sk, DT_FLAGS_BITS);
+DEFINE_SPINLOCK(dt_flags_lock);
 static unsigned int dt_nflags;		/* under dt_flags_lock */
 
 /* dtracer.h: the count of flagged threads, for the lttng-modules fork. */
@@ -149,7 +135,8 @@ void dt_flags_set_max_propagations(unsigned int per_second)
 	spin_unlock_irqrestore(&dt_flags_lock, irq);
 }
 
-static struct dt_flag *dt_flag_find(const struct task_struct *task)
+/* task's entry, or NULL. Under RCU, or dt_flags_lock. */
+struct dt_flag *dt_flag_find(const struct task_struct *task)
 {
 	struct dt_flag *f;
 
@@ -214,7 +201,14 @@ unsigned int dt_flags_count(void)
 	return READ_ONCE(dt_nflags);
 }
 
-static void dt_flag_insert_locked(struct dt_flag *f)
+/* Under dt_flags_lock: whether need more entries fit in max_threads. */
+bool dt_flags_room_locked(unsigned int need)
+{
+	lockdep_assert_held(&dt_flags_lock);
+	return dt_nflags + need <= READ_ONCE(dt_max_threads);
+}
+
+void dt_flag_insert_locked(struct dt_flag *f)
 {
 	lockdep_assert_held(&dt_flags_lock);
 	f->since = ktime_get_ns();
@@ -237,7 +231,7 @@ static void dt_flag_insert_locked(struct dt_flag *f)
  * context for other work, with the socket or by exiting (then
  * "response", and the event says how long ago the last write was).
  */
-static void dt_flag_remove_locked(struct dt_flag *f, enum dt_unflag why)
+void dt_flag_remove_locked(struct dt_flag *f, enum dt_unflag why)
 {
 	u64 now = ktime_get_ns(), idle = 0;
 
@@ -263,172 +257,21 @@ static void dt_flag_remove_locked(struct dt_flag *f, enum dt_unflag why)
 	dt_mem_free_rcu(DT_MEM_THREADS, f, rcu);
 }
 
-static int dt_cmp_int(const void *a, const void *b)
-{
-	int x = *(const int *)a, y = *(const int *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* Sorts ids and drops repeated ones; returns the new count. */
-static int dt_unique(int *ids, int n)
-{
-	int i, m = 0;
-
-	sort(ids, n, sizeof(*ids), dt_cmp_int, NULL);
-	for (i = 0; i < n; i++)
-		if (!m || ids[m - 1] != ids[i])
-			ids[m++] = ids[i];
-	return m;
-}
-
-/* Takes a reference on the thread whose id (in the caller's namespace) is tid. */
-static struct task_struct *dt_get_thread(int tid)
-{
-	struct task_struct *t;
-
-	rcu_read_lock();
-	t = pid_task(find_vpid(tid), PIDTYPE_PID);
-	if (t)
-		get_task_struct(t);
-	rcu_read_unlock();
-	return t;
-}
-
-static void dt_put_threads(struct task_struct **tasks, int n)
-{
-	int i;
-
-	for (i = 0; i < n; i++)
-		if (tasks[i])
-			put_task_struct(tasks[i]);
-	kfree(tasks);
-}
-
-/* References on every thread of ids, or -ESRCH if one names none. */
-static struct task_struct **dt_get_threads(int *ids, int n)
-{
-	struct task_struct **tasks;
-	int i;
-
-	tasks = kcalloc(n, sizeof(*tasks), GFP_KERNEL);
-	if (!tasks)
-		return ERR_PTR(-ENOMEM);
-	for (i = 0; i < n; i++) {
-		tasks[i] = dt_get_thread(ids[i]);
-		if (!tasks[i]) {
-			dt_put_threads(tasks, n);
-			return ERR_PTR(-ESRCH);
-		}
-	}
-	return tasks;
-}
-
 /*
- * Under dt_flags_lock: may every one of tasks be flagged manually? All
- * alive, and room in the table for the new ones.
+ * f, a client's entry (no context) for old's task, takes old's place and
+ * its time: the thread stays flagged throughout, and the event says the
+ * reason is f's now. old's context is left.
  */
-static int dt_flags_add_check_locked(struct task_struct **tasks, int n)
+void dt_flag_replace_locked(struct dt_flag *old, struct dt_flag *f)
 {
-	unsigned int need = 0;
-	int i;
-
 	lockdep_assert_held(&dt_flags_lock);
-	for (i = 0; i < n; i++) {
-		if (READ_ONCE(tasks[i]->flags) & PF_EXITING)
-			return -ESRCH;
-		if (!dt_flag_find(tasks[i]))
-			need++;
-	}
-	if (dt_nflags + need > READ_ONCE(dt_max_threads))
-		return -ENOSPC;
-	return 0;
-}
-
-/*
- * Flags the threads of ids (sorted and deduplicated in place) manually:
- * all of them, or none and an errno.
- */
-int dt_flags_add(int *ids, int n)
-{
-	struct task_struct **tasks;
-	struct dt_flag **fresh, *old;
-	unsigned long irq;
-	int i, ret;
-
-	n = dt_unique(ids, n);
-	tasks = dt_get_threads(ids, n);
-	if (IS_ERR(tasks))
-		return PTR_ERR(tasks);
-	ret = -ENOMEM;
-	fresh = kcalloc(n, sizeof(*fresh), GFP_KERNEL);
-	if (!fresh)
-		goto out_tasks;
-	for (i = 0; i < n; i++) {
-		fresh[i] = dt_mem_zalloc(DT_MEM_THREADS, sizeof(*fresh[i]),
-					 GFP_KERNEL);
-		if (!fresh[i])
-			goto out_fresh;
-		fresh[i]->task = tasks[i];
-		fresh[i]->reason = DT_REASON_MANUAL;
-	}
-
-	spin_lock_irqsave(&dt_flags_lock, irq);
-	ret = dt_flags_add_check_locked(tasks, n);
-	for (i = 0; !ret && i < n; i++) {
-		old = dt_flag_find(tasks[i]);
-		if (old && old->reason == DT_REASON_MANUAL)
-			continue;
-		if (old) {
-			/* Now flagged by hand: only remove_pid ends it. */
-			fresh[i]->since = old->since;
-			hlist_replace_rcu(&old->node, &fresh[i]->node);
-			if (old->ctx)
-				hash_del(&old->by_sk);
-			dt_ctx_put(old->ctx);
-			dt_mem_free_rcu(DT_MEM_THREADS, old, rcu);
-			dt_event_flag(tasks[i], DT_REASON_MANUAL, 0, NULL);
-		} else {
-			dt_flag_insert_locked(fresh[i]);
-		}
-		fresh[i] = NULL;
-	}
-	spin_unlock_irqrestore(&dt_flags_lock, irq);
-
-out_fresh:
-	for (i = 0; i < n; i++)
-		dt_mem_free(DT_MEM_THREADS, fresh[i]);
-	kfree(fresh);
-out_tasks:
-	dt_put_threads(tasks, n);
-	return ret;
-}
-
-/*
- * Unflags the threads of ids (sorted and deduplicated in place): -ESRCH
- * and nothing changed if one names no thread. Threads that are not
- * flagged are left alone.
- */
-int dt_flags_remove(int *ids, int n)
-{
-	struct task_struct **tasks;
-	struct dt_flag *f;
-	unsigned long irq;
-	int i;
-
-	n = dt_unique(ids, n);
-	tasks = dt_get_threads(ids, n);
-	if (IS_ERR(tasks))
-		return PTR_ERR(tasks);
-	spin_lock_irqsave(&dt_flags_lock, irq);
-	for (i = 0; i < n; i++) {
-		f = dt_flag_find(tasks[i]);
-		if (f)
-			dt_flag_remove_locked(f, DT_UNFLAG_REMOVED);
-	}
-	spin_unlock_irqrestore(&dt_flags_lock, irq);
-	dt_put_threads(tasks, n);
-	return 0;
+	f->since = old->since;
+	hlist_replace_rcu(&old->node, &f->node);
+	if (old->ctx)
+		hash_del(&old->by_sk);
+	dt_ctx_put(old->ctx);
+	dt_mem_free_rcu(DT_MEM_THREADS, old, rcu);
+	dt_event_flag(f->task, f->reason, 0, NULL);
 }
 
 /*
@@ -444,7 +287,7 @@ static bool dt_flag_insert(struct dt_flag *f)
 	spin_lock_irqsave(&dt_flags_lock, irq);
 	if (READ_ONCE(f->task->flags) & PF_EXITING || dt_flag_find(f->task)) {
 		/* Exiting, or flagged meanwhile: nothing to do. */
-	} else if (dt_nflags >= READ_ONCE(dt_max_threads)) {
+	} else if (!dt_flags_room_locked(1)) {
 		dt_stat_inc(DT_STAT_DROP_THREADS);
 	} else {
 		dt_flag_insert_locked(f);
@@ -493,7 +336,7 @@ static bool dt_flags_may_enter_locked(struct task_struct *task,
 		return false;
 	if (READ_ONCE(task->flags) & PF_EXITING || READ_ONCE(c->dead))
 		return false;
-	if (!old && dt_nflags >= READ_ONCE(dt_max_threads)) {
+	if (!old && !dt_flags_room_locked(1)) {
 		dt_stat_inc(DT_STAT_DROP_THREADS);
 		return false;
 	}
@@ -776,62 +619,6 @@ void dt_flags_task_exit(struct task_struct *task)
 	if (f)
 		dt_flag_remove_locked(f, DT_UNFLAG_EXITED);
 	spin_unlock_irqrestore(&dt_flags_lock, irq);
-}
-
-static const char *const dt_reason_names[] = {
-	[DT_REASON_MANUAL] = "manual",
-	[DT_REASON_PROPAGATED] = "propagated",
-	[DT_REASON_INHERITED] = "inherited",
-	[DT_REASON_RESUMED] = "resumed",
-	[DT_REASON_HANDOFF] = "handoff",
-};
-
-/* One line of list_pid; returns its length, or 0 if it does not fit. */
-static size_t dt_flag_print(char *buf, size_t size, const struct dt_flag *f)
-{
-	char tuple[112] = "";
-	int len;
-
-	if (f->ctx) {
-		tuple[0] = ' ';
-		dt_tuple_print(tuple + 1, sizeof(tuple) - 1, &f->ctx->tuple);
-	}
-	if (f->reason == DT_REASON_INHERITED)
-		len = snprintf(buf, size, "%d %d inherited %d%s\n",
-			       task_pid_vnr(f->task), task_tgid_vnr(f->task),
-			       f->parent, tuple);
-	else
-		len = snprintf(buf, size, "%d %d %s%s\n",
-			       task_pid_vnr(f->task), task_tgid_vnr(f->task),
-			       dt_reason_names[f->reason], tuple);
-	return len > 0 && (size_t)len < size ? len : 0;
-}
-
-/*
- * list_pid: "TID PID REASON [DETAIL]" per flagged thread. What does not
- * fit in size is summed up in a last line "+N more".
- */
-ssize_t dt_flags_list(char *buf, size_t size)
-{
-	const size_t reserve = 24;
-	unsigned int more = 0;
-	struct dt_flag *f;
-	size_t len = 0, n;
-	unsigned long irq;
-	int bkt;
-
-	spin_lock_irqsave(&dt_flags_lock, irq);
-	hash_for_each(dt_flags, bkt, f, node) {
-		n = more ? 0 : dt_flag_print(buf + len, size - reserve - len, f);
-		if (n)
-			len += n;
-		else
-			more++;
-	}
-	spin_unlock_irqrestore(&dt_flags_lock, irq);
-	if (more)
-		len += snprintf(buf + len, size - len, "+%u more\n", more);
-	return len;
 }
 
 /* Module exit: the hooks are gone; drop every flag. */

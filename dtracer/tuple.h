@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * A socket's addresses, local first (tuple.c). Its own header, so that
- * the files that only carry addresses (events.c, flags.c) need nothing
- * of the socket table's (sockets.c).
+ * the files that only carry addresses (events.c, context.c, manual.c)
+ * need nothing of the socket table's (sockets.c).
  */
 #ifndef _DTRACER_TUPLE_H
 #define _DTRACER_TUPLE_H
