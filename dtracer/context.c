@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Request contexts: one per traced request this host serves. A context
- * starts when a thread reads marked request bytes on a socket (ingress.c);
- * the threads serving it point at it (flags.c), and so do two kinds of
- * socket entries (sockets.c): the request's socket ("served": whoever
- * writes there writes this request's response) and the connections the
- * context sent requests on ("outstanding": whoever reads the answer there
- * works for this context again).
+ * Request contexts: one per traced request this host serves, and the
+ * threads moving between them. A context starts when a thread reads
+ * marked request bytes on a socket (ingress.c); the threads serving it
+ * point at it (their entries in the thread table, flags.c), and so do two
+ * kinds of socket entries (sockets.c): the request's socket ("served":
+ * whoever writes there writes this request's response) and the
+ * connections the context sent requests on ("outstanding": whoever reads
+ * the answer there works for this context again).
  *
  * A context is counted by references (refcount_t) and freed by
  * kfree_rcu() with the last one, so a pointer read under RCU stays
@@ -14,15 +15,46 @@
  * a reference (dt_ctx_tryget()). Every reference is held by a bounded
  * table entry, so contexts are bounded by max_threads + 2 * max_sockets.
  *
- * dead: the request's socket is gone (set before flags.c unflags its
- * threads, read under dt_flags_lock): no thread may join the context
+ * dead: the request's socket is gone (set before its threads are
+ * unflagged, read under dt_flags_lock): no thread may join the context
  * again, so an answer arriving late on an upstream connection flags
  * nobody.
+ *
+ * A thread is in one context at a time: the request it works for now.
+ * Reading a request moves it to that request's context; reading the
+ * answer to a context's upstream request, or writing on a traced
+ * request's socket, moves it back to that context (resumed); turning to
+ * untraced work (reading unmarked bytes, answering an untraced request)
+ * takes it out (switched, or response once it has written its
+ * response). Clients (add_pid, and their children) have no context and
+ * stay flagged whatever they read or write. A thread that answered and
+ * then does nothing on TCP for response_idle_ms leaves too (a sweep,
+ * counted in expired): the end of a keep-alive server thread's response.
+ *
+ * Propagations are rate limited: at most max_propagations new flags per
+ * second (a ratelimit_state, taken under dt_flags_lock, so that its
+ * trylock never fails for contention). A flood of marked segments from a
+ * trusted peer cannot keep this host tracing at will; the refused ones
+ * are counted (drops_rate).
+ *
+ * Locking: references are atomic; the moves change the thread table
+ * under dt_flags_lock (flags-int.h), as does the sweep, which is a work
+ * item (process context) armed with a delay under that lock, so that
+ * nothing under it wakes a task.
  */
-#include "dtracer.h"
+#include "flags-int.h"
 
 #include <linux/atomic.h>
+#include <linux/hashtable.h>
+#include <linux/moduleparam.h>
+#include <linux/ratelimit.h>
+#include <linux/rcupdate.h>
 #include <linux/refcount.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/timekeeping.h>
+#include <linux/workqueue.h>
 
 static atomic64_t dt_ctx_ids = ATOMIC64_INIT(0);
 
@@ -70,4 +102,263 @@ void dt_ctx_kill(struct dt_ctx *c)
 {
 	if (c)
 		WRITE_ONCE(c->dead, true);
+}
+
+static unsigned int dt_response_idle_ms = 1000;
+module_param_named(response_idle_ms, dt_response_idle_ms, uint, 0644);
+MODULE_PARM_DESC(response_idle_ms,
+		 "a thread that answered and then did nothing on TCP for this long leaves the request (0: never)");
+
+static void dt_expire(struct work_struct *work);
+static DECLARE_DELAYED_WORK(dt_expire_work, dt_expire);
+static bool dt_expire_stopped;		/* under dt_flags_lock: module exit */
+
+#define DT_PROPAGATIONS_DEFAULT 1000	/* per second */
+static struct ratelimit_state dt_propagation_rate =
+	RATELIMIT_STATE_INIT_FLAGS(dt_propagation_rate, HZ,
+				   DT_PROPAGATIONS_DEFAULT,
+				   RATELIMIT_MSG_ON_RELEASE);
+
+/* New propagated flags allowed per second; 0: no limit. */
+unsigned int dt_flags_max_propagations(void)
+{
+	return READ_ONCE(dt_propagation_rate.interval) ?
+	       READ_ONCE(dt_propagation_rate.burst) : 0;
+}
+
+void dt_flags_set_max_propagations(unsigned int per_second)
+{
+	unsigned long irq;
+
+	spin_lock_irqsave(&dt_flags_lock, irq);
+	WRITE_ONCE(dt_propagation_rate.burst, per_second);
+	WRITE_ONCE(dt_propagation_rate.interval, per_second ? HZ : 0);
+	spin_unlock_irqrestore(&dt_flags_lock, irq);
+}
+
+/*
+ * Whether task's entry stays as it is: 1 if it is in c already, -1 if it
+ * is a client's; else 0.
+ */
+int dt_flags_staying(const struct task_struct *task, const struct dt_ctx *c)
+{
+	struct dt_flag *f;
+	int stay = 0;
+
+	if (!atomic_read(&dt_trace_active))
+		return 0;
+	rcu_read_lock();
+	f = dt_flag_find(task);
+	if (f)
+		stay = !f->ctx ? -1 : f->ctx == c;
+	rcu_read_unlock();
+	return stay;
+}
+
+/*
+ * Under dt_flags_lock: may task, whose entry is old (or NULL), move to c?
+ * Not if it stays (a client, or in c already), is exiting, c's socket is
+ * gone, the table is full, or (a new request) max_propagations were
+ * flagged this second; the last two are counted.
+ */
+bool dt_flags_may_enter_locked(struct task_struct *task,
+			       struct dt_flag *old, struct dt_ctx *c,
+			       enum dt_reason reason)
+{
+	lockdep_assert_held(&dt_flags_lock);
+	if (old && (!old->ctx || old->ctx == c))
+		return false;
+	if (READ_ONCE(task->flags) & PF_EXITING || READ_ONCE(c->dead))
+		return false;
+	if (!old && !dt_flags_room_locked(1)) {
+		dt_stat_inc(DT_STAT_DROP_THREADS);
+		return false;
+	}
+	if (reason == DT_REASON_PROPAGATED &&
+	    !__ratelimit(&dt_propagation_rate)) {
+		dt_stat_inc(DT_STAT_DROP_RATE);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Under dt_flags_lock: f (new) becomes task's entry, in c, whose
+ * reference the caller took for it, for reason (parent: the waker's tid
+ * for a hand-off, else 0); old, task's entry or NULL, goes (switched).
+ */
+void dt_flag_move_locked(struct dt_flag *f, struct dt_flag *old,
+			 struct task_struct *task, struct dt_ctx *c,
+			 enum dt_reason reason, pid_t parent)
+{
+	lockdep_assert_held(&dt_flags_lock);
+	if (old)
+		dt_flag_remove_locked(old, DT_UNFLAG_SWITCHED);
+	f->task = task;
+	f->reason = reason;
+	f->parent = parent;
+	f->ctx = c;
+	dt_flag_insert_locked(f);
+}
+
+/*
+ * task works for c from now on: propagated (it read c's request) or
+ * resumed (it read the answer to c's upstream request, or writes c's
+ * response). It leaves the context it was in. A client stays a client.
+ * Returns whether task is in c now (not if it is a client, or if it was
+ * refused: table full, rate, memory, c's socket gone). Any context.
+ */
+bool dt_flags_enter(struct task_struct *task, struct dt_ctx *c,
+		    enum dt_reason reason)
+{
+	struct dt_flag *f, *old;
+	unsigned long irq;
+	bool in;
+	int stay;
+
+	stay = dt_flags_staying(task, c);
+	if (stay)
+		return stay > 0;
+	f = dt_mem_zalloc(DT_MEM_THREADS, sizeof(*f), GFP_ATOMIC);
+	if (!f) {
+		dt_stat_inc(DT_STAT_DROP_NOMEM);
+		return false;
+	}
+	spin_lock_irqsave(&dt_flags_lock, irq);
+	old = dt_flag_find(task);
+	in = old && old->ctx == c;
+	if (dt_flags_may_enter_locked(task, old, c, reason) &&
+	    dt_ctx_tryget(c)) {
+		dt_flag_move_locked(f, old, task, c, reason, 0);
+		dt_stat_inc(reason == DT_REASON_PROPAGATED ?
+			    DT_STAT_PROPAGATIONS : DT_STAT_RESUMES);
+		f = NULL;
+		in = true;
+	}
+	spin_unlock_irqrestore(&dt_flags_lock, irq);
+	dt_mem_free(DT_MEM_THREADS, f);
+	return in;
+}
+
+/*
+ * task turned to work for no traced request: it leaves its context
+ * (switched, or response once it has answered). A client stays.
+ */
+void dt_flags_leave(struct task_struct *task)
+{
+	dt_flag_remove_task(task, DT_UNFLAG_SWITCHED, false);
+}
+
+/* Under dt_flags_lock: the idle sweep runs soon, unless it is off. */
+static void dt_expire_schedule_locked(void)
+{
+	unsigned int ms = READ_ONCE(dt_response_idle_ms);
+
+	lockdep_assert_held(&dt_flags_lock);
+	if (ms && !dt_expire_stopped)
+		schedule_delayed_work(&dt_expire_work,
+				      msecs_to_jiffies(ms / 4) + 1);
+}
+
+/*
+ * task, flagged, wrote on sk: if sk is its request's socket, that is its
+ * response (the first write counts one in responses), which goes on at
+ * least until task turns to other work or response_idle_ms pass.
+ */
+void dt_flags_wrote(struct task_struct *task, const struct sock *sk)
+{
+	struct dt_flag *f;
+	unsigned long irq;
+	bool again;
+
+	/*
+	 * After the first write the sweep is scheduled (and goes on while
+	 * the thread is in the table): the time alone, without the lock.
+	 * The sweep may read the time of the write before; so it could
+	 * under the lock too, had it run first.
+	 */
+	rcu_read_lock();
+	f = dt_flag_find(task);
+	again = f && f->ctx && f->ctx->sk == sk && READ_ONCE(f->wrote);
+	if (again)
+		WRITE_ONCE(f->wrote, ktime_get_ns());
+	rcu_read_unlock();
+	if (again)
+		return;
+	spin_lock_irqsave(&dt_flags_lock, irq);
+	f = dt_flag_find(task);
+	if (f && f->ctx && f->ctx->sk == sk) {
+		if (!f->wrote)
+			dt_stat_inc(DT_STAT_RESPONSES);
+		f->wrote = ktime_get_ns();
+		dt_expire_schedule_locked();
+	}
+	spin_unlock_irqrestore(&dt_flags_lock, irq);
+}
+
+/*
+ * The sweep: threads that answered and then did nothing on TCP for
+ * response_idle_ms leave their context (response, counted in expired).
+ * It walks the table under dt_flags_lock, and runs again while such
+ * threads remain.
+ */
+static void dt_expire(struct work_struct *work)
+{
+	u64 idle = (u64)READ_ONCE(dt_response_idle_ms) * NSEC_PER_MSEC;
+	u64 now = ktime_get_ns();
+	struct hlist_node *tmp;
+	struct dt_flag *f;
+	unsigned long irq;
+	bool more = false;
+	int bkt;
+
+	spin_lock_irqsave(&dt_flags_lock, irq);
+	hash_for_each_safe(dt_flags, bkt, tmp, f, node) {
+		if (!f->ctx || !f->wrote || !idle)
+			continue;
+		if (now - f->wrote >= idle) {
+			dt_flag_remove_locked(f, DT_UNFLAG_RESPONSE);
+			dt_stat_inc(DT_STAT_EXPIRED);
+		} else {
+			more = true;
+		}
+	}
+	if (more)
+		dt_expire_schedule_locked();
+	spin_unlock_irqrestore(&dt_flags_lock, irq);
+}
+
+/* sk is being destroyed: threads serving its request leave it. */
+void dt_flags_socket_gone(const struct sock *sk)
+{
+	struct dt_flag *f;
+	struct hlist_node *tmp;
+	unsigned long irq;
+
+	if (!atomic_read(&dt_trace_active))
+		return;
+	spin_lock_irqsave(&dt_flags_lock, irq);
+	hash_for_each_possible_safe(dt_flags_by_sk, f, tmp, by_sk,
+				    (unsigned long)sk)
+		if (f->ctx->sk == sk)
+			dt_flag_remove_locked(f, DT_UNFLAG_CLOSED);
+	spin_unlock_irqrestore(&dt_flags_lock, irq);
+}
+
+/* Module exit: the hooks are gone; the sweep stops, every flag goes. */
+void dt_flags_exit(void)
+{
+	struct dt_flag *f;
+	struct hlist_node *tmp;
+	unsigned long irq;
+	int bkt;
+
+	spin_lock_irqsave(&dt_flags_lock, irq);
+	dt_expire_stopped = true;
+	spin_unlock_irqrestore(&dt_flags_lock, irq);
+	cancel_delayed_work_sync(&dt_expire_work);
+	spin_lock_irqsave(&dt_flags_lock, irq);
+	hash_for_each_safe(dt_flags, bkt, tmp, f, node)
+		dt_flag_remove_locked(f, DT_UNFLAG_UNLOADED);
+	spin_unlock_irqrestore(&dt_flags_lock, irq);
 }

@@ -173,20 +173,11 @@ struct dt_sender {
 extern atomic_t dt_trace_active;
 extern unsigned int dt_max_threads;
 extern bool dt_inherit;
-extern unsigned int dt_response_idle_ms;
-unsigned int dt_flags_max_propagations(void);
-void dt_flags_set_max_propagations(unsigned int per_second);
 #define DT_HINT_BITS 10
 extern unsigned long dt_flags_hint[];
-void dt_flags_exit(void);
 bool dt_flagged(const struct task_struct *task);
 bool dt_flag_sender(const struct task_struct *task, struct dt_sender *by);
-bool dt_flags_enter(struct task_struct *task, struct dt_ctx *c,
-		    enum dt_reason reason);
-void dt_flags_leave(struct task_struct *task);
 void dt_flags_handoff(struct task_struct *p);
-void dt_flags_wrote(struct task_struct *task, const struct sock *sk);
-void dt_flags_socket_gone(const struct sock *sk);
 void dt_flags_fork(struct task_struct *parent, struct task_struct *child);
 void dt_flags_task_exit(struct task_struct *task);
 unsigned int dt_flags_count(void);
@@ -197,6 +188,16 @@ bool dt_flags_narrowed(void);
 int dt_flags_add(int *ids, int n);
 int dt_flags_remove(int *ids, int n);
 ssize_t dt_flags_list(char *buf, size_t size);
+
+/* context.c: threads moving between contexts; the idle sweep; exit. */
+unsigned int dt_flags_max_propagations(void);
+void dt_flags_set_max_propagations(unsigned int per_second);
+bool dt_flags_enter(struct task_struct *task, struct dt_ctx *c,
+		    enum dt_reason reason);
+void dt_flags_leave(struct task_struct *task);
+void dt_flags_wrote(struct task_struct *task, const struct sock *sk);
+void dt_flags_socket_gone(const struct sock *sk);
+void dt_flags_exit(void);
 
 /* tracepoints.c: the kernel's tracepoints, by name. */
 struct tracepoint *dt_tracepoint_find(const char *name);

@@ -2,15 +2,17 @@
 /*
  * The thread table's insides, shared by the files that change it and by
  * no other: flags.c (the table, its lock, lookups, insertions and
- * removals, moves between contexts) and manual.c (add_pid, remove_pid,
- * list_pid). Every other file goes through dtracer.h.
+ * removals, fork and exit, the hand-off rule), manual.c (add_pid,
+ * remove_pid, list_pid) and context.c (threads moving between request
+ * contexts, the idle sweep, a request's socket gone). Every other file
+ * goes through dtracer.h.
  *
  * Locking (the lock order is in dtracer.h): both tables are written under
  * dt_flags_lock (spin_lock_irqsave), dt_flags read under RCU or that
  * lock, dt_flags_by_sk under the lock only. An entry's fields are set
- * before it is inserted and not changed after, but wrote: written under
- * the lock or, once set, under RCU alone. A function named _locked runs
- * under dt_flags_lock and asserts it.
+ * before it is inserted and not changed after, but wrote (context.c):
+ * written under the lock or, once set, under RCU alone. A function named
+ * _locked runs under dt_flags_lock and asserts it.
  */
 #ifndef DT_FLAGS_INT_H
 #define DT_FLAGS_INT_H
@@ -44,5 +46,16 @@ bool dt_flags_room_locked(unsigned int need);
 void dt_flag_insert_locked(struct dt_flag *f);
 void dt_flag_remove_locked(struct dt_flag *f, enum dt_unflag why);
 void dt_flag_replace_locked(struct dt_flag *old, struct dt_flag *f);
+void dt_flag_remove_task(struct task_struct *task, enum dt_unflag why,
+			 bool clients);
+
+/* context.c: whether and how a thread moves to a context. */
+int dt_flags_staying(const struct task_struct *task, const struct dt_ctx *c);
+bool dt_flags_may_enter_locked(struct task_struct *task,
+			       struct dt_flag *old, struct dt_ctx *c,
+			       enum dt_reason reason);
+void dt_flag_move_locked(struct dt_flag *f, struct dt_flag *old,
+			 struct task_struct *task, struct dt_ctx *c,
+			 enum dt_reason reason, pid_t parent);
 
 #endif /* DT_FLAGS_INT_H */
