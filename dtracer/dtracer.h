@@ -177,7 +177,6 @@ extern bool dt_inherit;
 extern unsigned long dt_flags_hint[];
 bool dt_flagged(const struct task_struct *task);
 bool dt_flag_sender(const struct task_struct *task, struct dt_sender *by);
-void dt_flags_handoff(struct task_struct *p);
 void dt_flags_fork(struct task_struct *parent, struct task_struct *child);
 void dt_flags_task_exit(struct task_struct *task);
 unsigned int dt_flags_count(void);

@@ -2,10 +2,10 @@
 /*
  * The thread table's insides, shared by the files that change it and by
  * no other: flags.c (the table, its lock, lookups, insertions and
- * removals, fork and exit, the hand-off rule), manual.c (add_pid,
- * remove_pid, list_pid) and context.c (threads moving between request
- * contexts, the idle sweep, a request's socket gone). Every other file
- * goes through dtracer.h.
+ * removals, fork and exit), manual.c (add_pid, remove_pid, list_pid),
+ * context.c (threads moving between request contexts, the idle sweep, a
+ * request's socket gone) and handoff.c (the hand-off rule). Every other
+ * file goes through dtracer.h.
  *
  * Locking (the lock order is in dtracer.h): both tables are written under
  * dt_flags_lock (spin_lock_irqsave), dt_flags read under RCU or that

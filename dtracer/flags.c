@@ -5,9 +5,9 @@
  * dt_flags_lock (irqsave, see dtracer.h). The files that change the
  * table share its insides through flags-int.h: this one keeps the table,
  * its lock, its lookups, insertion and removal, the gate's hint and the
- * kernel's own changes (fork, exit) and, for now, the hand-off rule;
- * manual.c the threads root names (add_pid, remove_pid, list_pid);
- * context.c the moves between request contexts and the idle sweep.
+ * kernel's own changes (fork, exit); manual.c the threads root names
+ * (add_pid, remove_pid, list_pid); context.c the moves between request
+ * contexts and the idle sweep; handoff.c the hand-off rule.
  *
  * An entry never outlives its task: dt_flags_task_exit() (the
  * sched_process_exit tracepoint) removes it under dt_flags_lock, and every
@@ -272,71 +272,6 @@ static bool dt_flag_insert(struct dt_flag *f)
 		dt_mem_free(DT_MEM_THREADS, f);
 	}
 	return done;
-}
-
-/*
- * Under RCU: the context current hands to the threads it wakes: the one
- * it works for, unless it has answered it already (then a wake-up says
- * "done", not "take this job"); NULL for none (a client hands nothing).
- */
-static struct dt_ctx *dt_flags_handing(void)
-{
-	struct dt_flag *f;
-
-	RCU_LOCKDEP_WARN(!rcu_read_lock_any_held(), "hand-off without RCU");
-	if (!dt_flagged(current))
-		return NULL;
-	f = dt_flag_find(current);
-	return f && f->ctx && !READ_ONCE(f->wrote) ? f->ctx : NULL;
-}
-
-/*
- * handoff.c: current wakes p, a thread of its own process. If current
- * works for a request it has not answered, p works for it too (handoff,
- * current's tid in the event's parent): a worker woken for the job its
- * reader read. Else, if p has answered its request, the wake-up gives it
- * its next job, untraced: p leaves (response). A client stays a client.
- *
- * Runs inside try_to_wake_up(), p->pi_lock held, interrupts off: so the
- * entry is allocated without any reclaim (not even waking kswapd, which
- * would take another pi_lock), and nothing under dt_flags_lock anywhere
- * wakes a task (the idle sweep's timer is armed with a delay, frees go
- * through kfree_rcu()).
- */
-void dt_flags_handoff(struct task_struct *p)
-{
-	struct dt_flag *f = NULL, *old;
-	struct dt_ctx *c;
-	unsigned long irq;
-
-	rcu_read_lock();
-	c = dt_flags_handing();
-	rcu_read_unlock();
-	if (!c && !dt_flagged(p))
-		return;
-	if (c && dt_flags_staying(p, c))
-		return;
-	if (c) {
-		f = dt_mem_zalloc(DT_MEM_THREADS, sizeof(*f), __GFP_NOWARN);
-		if (!f) {
-			dt_stat_inc(DT_STAT_DROP_NOMEM);
-			return;
-		}
-	}
-	spin_lock_irqsave(&dt_flags_lock, irq);
-	c = dt_flags_handing();
-	old = dt_flag_find(p);
-	if (c && f && dt_flags_may_enter_locked(p, old, c, DT_REASON_HANDOFF) &&
-	    dt_ctx_tryget(c)) {
-		dt_flag_move_locked(f, old, p, c, DT_REASON_HANDOFF,
-				    task_pid_nr(current));
-		dt_stat_inc(DT_STAT_HANDOFFS);
-		f = NULL;
-	} else if (!c && old && old->ctx && old->wrote) {
-		dt_flag_remove_locked(old, DT_UNFLAG_RESPONSE);
-	}
-	spin_unlock_irqrestore(&dt_flags_lock, irq);
-	dt_mem_free(DT_MEM_THREADS, f);
 }
 
 /* sched_process_fork: a flagged thread's child is flagged too. */

@@ -19,7 +19,7 @@
  * wake-up. A server whose reading thread answers (a thread per
  * connection, an event loop, python3's http.server) hands nothing.
  *
- * The rule in a pool (flags.c's dt_flags_handoff()): a thread that works
+ * The rule in a pool (dt_flags_handoff()): a thread that works
  * for a request it has not answered yet, waking another thread of its
  * own process, hands it that request (reason handoff, the waker in the
  * event's parent); an untraced thread (or one that has answered) waking
@@ -28,18 +28,24 @@
  * kernel does not see which job the worker takes. A wake-up by an
  * interrupt, of another process, of a kernel thread, says nothing.
  *
- * The probe runs inside try_to_wake_up(), the wakee's pi_lock held and
- * interrupts off: nothing under it sleeps or wakes anyone (see
- * dt_flags_handoff()). Registered only while the probe is armed.
+ * Locking: the probe runs inside try_to_wake_up(), the wakee's pi_lock
+ * held and interrupts off: nothing under it sleeps or wakes anyone (see
+ * dt_flags_handoff()). The rule changes the thread table under
+ * dt_flags_lock, taken inside pi_lock (flags-int.h; the order is in
+ * dtracer.h). dt_pools is lockless (one atomic word a slot). Registered
+ * only while the probe is armed.
  */
-#include "dtracer.h"
+#include "flags-int.h"
 
 #include <linux/atomic.h>
 #include <linux/hash.h>
 #include <linux/jiffies.h>
 #include <linux/preempt.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
 #include <linux/tracepoint.h>
 
 static struct tracepoint *dt_tp_waking;
@@ -75,6 +81,71 @@ static bool dt_in_pool(void)
 	u64 v = atomic64_read(dt_pool_slot(tgid));
 
 	return v >> 32 == tgid && (u32)jiffies - (u32)v < DT_POOL_MEMORY;
+}
+
+/*
+ * Under RCU: the context current hands to the threads it wakes: the one
+ * it works for, unless it has answered it already (then a wake-up says
+ * "done", not "take this job"); NULL for none (a client hands nothing).
+ */
+static struct dt_ctx *dt_flags_handing(void)
+{
+	struct dt_flag *f;
+
+	RCU_LOCKDEP_WARN(!rcu_read_lock_any_held(), "hand-off without RCU");
+	if (!dt_flagged(current))
+		return NULL;
+	f = dt_flag_find(current);
+	return f && f->ctx && !READ_ONCE(f->wrote) ? f->ctx : NULL;
+}
+
+/*
+ * current wakes p, a thread of its own process. If current works for a
+ * request it has not answered, p works for it too (handoff, current's
+ * tid in the event's parent): a worker woken for the job its reader
+ * read. Else, if p has answered its request, the wake-up gives it its
+ * next job, untraced: p leaves (response). A client stays a client.
+ *
+ * Runs inside try_to_wake_up(), p->pi_lock held, interrupts off: so the
+ * entry is allocated without any reclaim (not even waking kswapd, which
+ * would take another pi_lock), and nothing under dt_flags_lock anywhere
+ * wakes a task (the idle sweep's timer is armed with a delay, frees go
+ * through kfree_rcu()).
+ */
+static void dt_flags_handoff(struct task_struct *p)
+{
+	struct dt_flag *f = NULL, *old;
+	struct dt_ctx *c;
+	unsigned long irq;
+
+	rcu_read_lock();
+	c = dt_flags_handing();
+	rcu_read_unlock();
+	if (!c && !dt_flagged(p))
+		return;
+	if (c && dt_flags_staying(p, c))
+		return;
+	if (c) {
+		f = dt_mem_zalloc(DT_MEM_THREADS, sizeof(*f), __GFP_NOWARN);
+		if (!f) {
+			dt_stat_inc(DT_STAT_DROP_NOMEM);
+			return;
+		}
+	}
+	spin_lock_irqsave(&dt_flags_lock, irq);
+	c = dt_flags_handing();
+	old = dt_flag_find(p);
+	if (c && f && dt_flags_may_enter_locked(p, old, c, DT_REASON_HANDOFF) &&
+	    dt_ctx_tryget(c)) {
+		dt_flag_move_locked(f, old, p, c, DT_REASON_HANDOFF,
+				    task_pid_nr(current));
+		dt_stat_inc(DT_STAT_HANDOFFS);
+		f = NULL;
+	} else if (!c && old && old->ctx && old->wrote) {
+		dt_flag_remove_locked(old, DT_UNFLAG_RESPONSE);
+	}
+	spin_unlock_irqrestore(&dt_flags_lock, irq);
+	dt_mem_free(DT_MEM_THREADS, f);
 }
 
 static void dt_on_waking(void *data, struct task_struct *p)

@@ -3,7 +3,7 @@
  * dtracer: module init and exit, nothing else. Each concern lives in its
  * own file (see docs/architecture.md): flags.c (flagged threads),
  * manual.c (add_pid, remove_pid, list_pid), context.c (the requests
- * served, threads moving between them),
+ * served, threads moving between them), handoff.c (hand-offs),
  * lifecycle.c (fork/exit), tracepoints.c (the kernel's tracepoints by
  * name), sockets.c (marked ranges per socket), tuple.c (a socket's
  * addresses), egress.c (marking), ingress.c (detection, propagation),
