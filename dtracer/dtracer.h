@@ -3,7 +3,7 @@
  * dtracer: zero-instrumentation distributed kernel tracing.
  * Declarations shared by the module's files.
  *
- * Locking, everywhere in the module:
+ * Locking, everywhere in the module (the lock order is kept here):
  * - Lookups (hot paths, any context) run under RCU only.
  * - Writers of the thread table hold dt_flags_lock (flags.c, shared by
  *   the files that change the table through flags-int.h), writers of the
@@ -17,23 +17,23 @@
  *   syscalls.c (dt_narrow_lock, then dt_flags_lock in
  *   dt_flags_set_narrowed()) and sockets.c (dt_socks_lock, then the
  *   entry's lock, to take a removed entry's contexts); the packet paths
- *   release a socket's lock before they call flags.c.
+ *   release a socket's lock before they call the thread table's files.
  * - The scheduler's p->pi_lock comes before dt_flags_lock (handoff.c
  *   runs in sched_waking): nothing done under dt_flags_lock, or under
  *   the locks after it, wakes a task or sleeps.
  * - Contexts (context.c) are counted by references and freed by
  *   kfree_rcu(): a pointer read under RCU may be used to the end of the
  *   section, and kept beyond it only with dt_ctx_tryget().
- * - Mutexes (process context only): dt_probe_lock, then dt_gate_lock
- *   (under which syscalls.c registers its kretprobes and takes
- *   dt_narrow_lock);
- *   dt_trust_lock alone (it serialises writers of the trust list).
+ * - Mutexes (process context only): dt_probe_lock (state.c), then
+ *   dt_gate_lock (gate.c), then dt_syscalls_lock (syscalls.c, which
+ *   registers its kretprobes under it and takes dt_narrow_lock under
+ *   it); dt_trust_lock alone (it serialises writers of the trust list).
  * - Entries are freed with kfree_rcu(); nothing sleeps under any of them.
- * - A function that must run under a lock asserts it (lockdep, or
- *   RCU_LOCKDEP_WARN for RCU); a lock static to one file that another
- *   must hold is asserted through a _held() helper (dt_gate_lock_held).
- *   Without CONFIG_LOCKDEP (Debian's kernel) the asserts compile to
- *   nothing, the calls to the _held() helpers included.
+ * - A function that must run under a lock asserts it: lockdep for locks,
+ *   sock_owned_by_me() for a socket's, RCU_LOCKDEP_WARN for RCU. A lock
+ *   is asserted by the file that owns it (or the files sharing it through
+ *   flags-int.h), so no file calls another only to assert. Without
+ *   CONFIG_LOCKDEP (Debian's kernel) the asserts compile to nothing.
  */
 #ifndef _DTRACER_H
 #define _DTRACER_H
@@ -285,7 +285,6 @@ extern const char *const dt_gate_names[DT_GATE_COUNT];
 enum dt_gate_mode dt_gate_get(void);
 void dt_gate_set(enum dt_gate_mode mode);
 void dt_gate_set_armed(bool armed);
-bool dt_gate_lock_held(void);	/* for lockdep_assert() in syscalls.c */
 bool dt_gate_attached(void);
 int dt_gate_attach(void (*changed)(bool on));
 void dt_gate_detach(void);

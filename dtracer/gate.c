@@ -43,9 +43,10 @@
  * and the client; the client's callback is called under it and takes no
  * lock of dtracer's. state.c tells the gate whether the probe is armed
  * (dt_gate_set_armed(), under dt_probe_lock: so dt_probe_lock, then
- * dt_gate_lock); the gate never calls back into state.c. syscalls.c
- * runs under dt_gate_lock too (dt_gate_lock_held()). dt_gate_record()
- * reads the mode locklessly.
+ * dt_gate_lock); the gate never calls back into state.c. The gate calls
+ * syscalls.c under dt_gate_lock, and syscalls.c takes its own locks
+ * after it, never calling back. dt_gate_record() reads the mode
+ * locklessly.
  */
 #include "dtracer.h"
 
@@ -59,12 +60,6 @@ static DEFINE_MUTEX(dt_gate_lock);
 static enum dt_gate_mode dt_gate_mode = DT_GATE_GLOBAL;
 static void (*dt_gate_client)(bool on);	/* under dt_gate_lock */
 static bool dt_gate_armed;			/* under dt_gate_lock */
-
-/* For the files whose functions run under dt_gate_lock (syscalls.c). */
-bool dt_gate_lock_held(void)
-{
-	return lockdep_is_held_type(&dt_gate_lock, -1);
-}
 
 static unsigned long dt_gate_all[BITS_TO_LONGS(1 << DT_HINT_BITS)] = {
 	[0 ... BITS_TO_LONGS(1 << DT_HINT_BITS) - 1] = ~0UL

@@ -33,19 +33,22 @@
  * Threads created during a walk may miss it, as they may miss the
  * kernel's own walk in syscall_regfunc: a child copies its parent's bit.
  *
- * Locks: dt_narrow_lock (a spinlock: the kretprobe handlers run with
- * preemption off) serialises the walks, and is taken before
- * dt_flags_lock. dt_narrowed is written under both, so that flags.c,
- * which reads it under dt_flags_lock, sets and clears bits consistently
- * with the walks. dt_syscalls_update() and dt_syscalls_set_probes() run
- * under gate.c's dt_gate_lock (process context: the former registers and
- * unregisters the kretprobes), asserted with dt_gate_lock_held(): the
- * only call from this file into gate.c, and only with CONFIG_LOCKDEP.
+ * Locks: dt_syscalls_lock (a mutex: process context) serialises the
+ * gate's calls, dt_syscalls_update() and dt_syscalls_set_probes(), and
+ * guards the kretprobes' registration (dt_hooked). gate.c calls them
+ * under its dt_gate_lock, which comes first; this file calls nothing of
+ * gate.c's. dt_narrow_lock (a spinlock: the kretprobe handlers run with
+ * preemption off) serialises the walks; it is taken under
+ * dt_syscalls_lock, or alone by the handlers, and before dt_flags_lock.
+ * dt_narrowed is written under both spinlocks, so that flags.c, which
+ * reads it under dt_flags_lock, sets and clears bits consistently with
+ * the walks.
  */
 #include "dtracer.h"
 
 #include <linux/kprobes.h>
 #include <linux/lockdep.h>
+#include <linux/mutex.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
@@ -53,6 +56,7 @@
 #include <linux/thread_info.h>
 #include <linux/tracepoint.h>
 
+static DEFINE_MUTEX(dt_syscalls_lock);
 static DEFINE_SPINLOCK(dt_narrow_lock);
 static struct tracepoint *dt_sys_enter, *dt_sys_exit;
 /* Under dt_narrow_lock: */
@@ -60,7 +64,7 @@ static void *dt_gated[2];	/* the fork's probes (entry, exit) */
 static bool dt_wanted;		/* by the gate, and the hooks are in */
 static bool dt_touched;		/* bits changed from what stock would have */
 static unsigned int dt_adding;	/* foreign probes being added */
-/* Under dt_gate_lock: */
+/* Under dt_syscalls_lock: */
 static bool dt_hooked;		/* the kretprobes are registered */
 
 static bool dt_sys_tp(const struct tracepoint *tp)
@@ -223,10 +227,12 @@ static void dt_krp_reset(struct kretprobe *rp, const char *symbol,
 	rp->maxactive = DT_TP_MAXACTIVE;
 }
 
+/* Under dt_syscalls_lock: the kretprobes in; 0 or an errno (logged once). */
 static int dt_hook(void)
 {
 	int ret;
 
+	lockdep_assert_held(&dt_syscalls_lock);
 	dt_krp_reset(&dt_krp_add, "tracepoint_add_func", dt_add_entry,
 		     dt_add_return);
 	dt_krp_reset(&dt_krp_del, "tracepoint_probe_unregister",
@@ -239,15 +245,22 @@ static int dt_hook(void)
 	return ret;
 }
 
+/* Under dt_syscalls_lock: the kretprobes out. */
+static void dt_unhook(void)
+{
+	lockdep_assert_held(&dt_syscalls_lock);
+	unregister_kretprobes(dt_tp_probes_krp, ARRAY_SIZE(dt_tp_probes_krp));
+}
+
 /*
- * The gate's state changed (under dt_gate_lock): narrow when want, the
- * fork's probes known and the hooks in place; otherwise widen.
+ * The gate's state changed: narrow when want, the fork's probes known
+ * and the hooks in place; otherwise widen. Process context.
  */
 void dt_syscalls_update(bool want)
 {
 	unsigned long irq;
 
-	lockdep_assert(dt_gate_lock_held());
+	mutex_lock(&dt_syscalls_lock);
 	if (!dt_sys_enter || !dt_sys_exit)
 		want = false;
 	if (want && !dt_hooked)
@@ -257,26 +270,27 @@ void dt_syscalls_update(bool want)
 	dt_apply();
 	spin_unlock_irqrestore(&dt_narrow_lock, irq);
 	if (!want && dt_hooked) {
-		unregister_kretprobes(dt_tp_probes_krp,
-				      ARRAY_SIZE(dt_tp_probes_krp));
+		dt_unhook();
 		dt_hooked = false;
 	}
+	mutex_unlock(&dt_syscalls_lock);
 }
 
 /*
- * The fork's gated system call probes (NULL, NULL: none). Under
- * dt_gate_lock.
+ * The fork's gated system call probes (NULL, NULL: none). Process
+ * context.
  */
 void dt_syscalls_set_probes(void *entry, void *exit)
 {
 	unsigned long irq;
 
-	lockdep_assert(dt_gate_lock_held());
+	mutex_lock(&dt_syscalls_lock);
 	spin_lock_irqsave(&dt_narrow_lock, irq);
 	dt_gated[0] = entry;
 	dt_gated[1] = exit;
 	dt_apply();
 	spin_unlock_irqrestore(&dt_narrow_lock, irq);
+	mutex_unlock(&dt_syscalls_lock);
 }
 
 void dt_syscalls_init(void)
