@@ -4,7 +4,7 @@
  * own file (see docs/architecture.md): flags.c (flagged threads),
  * manual.c (add_pid, remove_pid, list_pid), context.c (the requests
  * served, threads moving between them), handoff.c (hand-offs),
- * lifecycle.c (fork/exit), tracepoints.c (the kernel's tracepoints by
+ * lifecycle.c (fork/exit), hooks.c (the kernel's tracepoints by
  * name), sockets.c (marked ranges per socket), tuple.c (a socket's
  * addresses), egress.c (marking), ingress.c (detection, propagation),
  * trust.c (whose marks are honoured), state.c (switches), gate.c (what
