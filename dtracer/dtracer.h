@@ -198,9 +198,6 @@ void dt_flags_wrote(struct task_struct *task, const struct sock *sk);
 void dt_flags_socket_gone(const struct sock *sk);
 void dt_flags_exit(void);
 
-/* hooks.c: the kernel's tracepoints, by name. */
-struct tracepoint *dt_tracepoint_find(const char *name);
-
 /* lifecycle.c: fork and exit, hooked while the module is loaded. */
 int dt_lifecycle_init(void);
 void dt_lifecycle_exit(void);

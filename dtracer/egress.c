@@ -48,6 +48,7 @@
  *    dtracer_answer when that thread reads marked bytes on the socket.
  */
 #include "dtracer.h"
+#include "hooks.h"
 #include "packet.h"
 
 #include <linux/hash.h>
@@ -312,12 +313,8 @@ static struct kretprobe *dt_send_probes[] = {
 
 static void dt_send_probe_init(struct kretprobe *rp, const char *symbol)
 {
-	memset(rp, 0, sizeof(*rp));
-	rp->kp.symbol_name = symbol;
-	rp->entry_handler = dt_send_entry;
-	rp->handler = dt_send_return;
-	rp->data_size = sizeof(struct dt_send_ctx);
-	rp->maxactive = DT_SEND_MAXACTIVE;
+	dt_kretprobe_init(rp, symbol, dt_send_entry, dt_send_return,
+			  sizeof(struct dt_send_ctx), DT_SEND_MAXACTIVE);
 }
 
 /*
@@ -454,51 +451,16 @@ static void dt_on_state(void *data, const struct sock *sk, int old, int new)
 
 static struct tracepoint *dt_tp_state;
 
-static const struct nf_hook_ops dt_egress_ops[] = {
-	{
-		.hook = dt_egress_hook,
-		.pf = NFPROTO_IPV4,
-		.hooknum = NF_INET_LOCAL_OUT,
-		.priority = NF_IP_PRI_LAST,
-	},
-	{
-		.hook = dt_egress_hook,
-		.pf = NFPROTO_IPV6,
-		.hooknum = NF_INET_LOCAL_OUT,
-		.priority = NF_IP6_PRI_LAST,
-	},
-};
-
-static int __net_init dt_egress_net_init(struct net *net)
-{
-	return nf_register_net_hooks(net, dt_egress_ops,
-				     ARRAY_SIZE(dt_egress_ops));
-}
-
-static void __net_exit dt_egress_net_exit(struct net *net)
-{
-	nf_unregister_net_hooks(net, dt_egress_ops, ARRAY_SIZE(dt_egress_ops));
-}
-
-static struct pernet_operations dt_egress_net_ops = {
-	.init = dt_egress_net_init,
-	.exit = dt_egress_net_exit,
-};
+DT_NF_HOOKS(dt_egress, LOCAL_OUT);
 
 int dt_egress_arm(void)
 {
 	int ret;
 
-	dt_tp_state = dt_tracepoint_find("inet_sock_set_state");
-	if (!dt_tp_state) {
-		pr_err("kernel has no inet_sock_set_state tracepoint\n");
-		return -ENOENT;
-	}
-	ret = tracepoint_probe_register(dt_tp_state, dt_on_state, NULL);
-	if (ret) {
-		pr_err("cannot hook TCP connects: %d\n", ret);
+	ret = dt_tracepoint_hook(&dt_tp_state, "inet_sock_set_state",
+				 dt_on_state, "TCP connects");
+	if (ret)
 		return ret;
-	}
 	dt_send_probe_init(&dt_krp_sendmsg, "tcp_sendmsg_locked");
 #ifdef DT_HAVE_DO_TCP_SENDPAGES
 	dt_send_probe_init(&dt_krp_sendpages, "do_tcp_sendpages");
@@ -508,17 +470,15 @@ int dt_egress_arm(void)
 		pr_err("cannot hook TCP writes: %d\n", ret);
 		goto out_state;
 	}
-	ret = register_pernet_subsys(&dt_egress_net_ops);
+	ret = dt_nf_hooks_register(&dt_egress_net_ops, "LOCAL_OUT");
 	if (ret) {
-		pr_err("cannot hook LOCAL_OUT: %d\n", ret);
 		unregister_kretprobes(dt_send_probes, ARRAY_SIZE(dt_send_probes));
 		goto out_state;
 	}
 	return 0;
 
 out_state:
-	tracepoint_probe_unregister(dt_tp_state, dt_on_state, NULL);
-	tracepoint_synchronize_unregister();
+	dt_tracepoint_unhook(dt_tp_state, dt_on_state);
 	return ret;
 }
 
@@ -526,8 +486,7 @@ void dt_egress_disarm(void)
 {
 	unregister_pernet_subsys(&dt_egress_net_ops);
 	unregister_kretprobes(dt_send_probes, ARRAY_SIZE(dt_send_probes));
-	tracepoint_probe_unregister(dt_tp_state, dt_on_state, NULL);
-	tracepoint_synchronize_unregister();
+	dt_tracepoint_unhook(dt_tp_state, dt_on_state);
 }
 
 /* Writes not seen: no free kretprobe instance, or a kprobe already running. */

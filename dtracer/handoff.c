@@ -36,6 +36,7 @@
  * only while the probe is armed.
  */
 #include "flags-int.h"
+#include "hooks.h"
 
 #include <linux/atomic.h>
 #include <linux/hash.h>
@@ -159,21 +160,11 @@ static void dt_on_waking(void *data, struct task_struct *p)
 
 int dt_handoff_arm(void)
 {
-	int ret;
-
-	dt_tp_waking = dt_tracepoint_find("sched_waking");
-	if (!dt_tp_waking) {
-		pr_err("kernel has no sched_waking tracepoint\n");
-		return -ENOENT;
-	}
-	ret = tracepoint_probe_register(dt_tp_waking, dt_on_waking, NULL);
-	if (ret)
-		pr_err("cannot hook wake-ups: %d\n", ret);
-	return ret;
+	return dt_tracepoint_hook(&dt_tp_waking, "sched_waking", dt_on_waking,
+				  "wake-ups");
 }
 
 void dt_handoff_disarm(void)
 {
-	tracepoint_probe_unregister(dt_tp_waking, dt_on_waking, NULL);
-	tracepoint_synchronize_unregister();
+	dt_tracepoint_unhook(dt_tp_waking, dt_on_waking);
 }

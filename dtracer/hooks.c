@@ -1,10 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
+ * Hooking the kernel: the helpers (hooks.h) every file that hooks uses.
  * The kernel's tracepoints dtracer hooks (lifecycle.c's fork and exit,
- * ingress.c's read, syscalls.c's system call tracepoints) are not all
- * exported as symbols: they are found by name among the kernel's.
+ * ingress.c's read, egress.c's connect, sockets.c's destroy, handoff.c's
+ * wake-up, syscalls.c's system call tracepoints) are not all exported as
+ * symbols: they are found by name among the kernel's. Netfilter hooks go
+ * into every network namespace (DT_NF_HOOKS()), kretprobes are set up
+ * from scratch before each registration.
+ *
+ * Locking: none of its own; process context only (registration sleeps),
+ * the callers serialise their own hooks (dt_probe_lock, module init and
+ * exit, dt_syscalls_lock).
  */
 #include "dtracer.h"
+#include "hooks.h"
 
 #include <linux/string.h>
 #include <linux/tracepoint.h>
@@ -29,4 +38,58 @@ struct tracepoint *dt_tracepoint_find(const char *name)
 
 	for_each_kernel_tracepoint(dt_tp_match, &s);
 	return s.tp;
+}
+
+/*
+ * probe (its data NULL) on the kernel's tracepoint name, found into *tp:
+ * 0, or an errno and a line in the log ("kernel has no NAME tracepoint",
+ * "cannot hook WHAT: ERRNO").
+ */
+int dt_tracepoint_hook(struct tracepoint **tp, const char *name,
+		       void *probe, const char *what)
+{
+	int ret;
+
+	*tp = dt_tracepoint_find(name);
+	if (!*tp) {
+		pr_err("kernel has no %s tracepoint\n", name);
+		return -ENOENT;
+	}
+	ret = tracepoint_probe_register(*tp, probe, NULL);
+	if (ret)
+		pr_err("cannot hook %s: %d\n", what, ret);
+	return ret;
+}
+
+/* probe off tp, and no CPU in it any more. */
+void dt_tracepoint_unhook(struct tracepoint *tp, void *probe)
+{
+	tracepoint_probe_unregister(tp, probe, NULL);
+	tracepoint_synchronize_unregister();
+}
+
+/*
+ * ops (DT_NF_HOOKS()'s name_net_ops) in every network namespace: 0, or an
+ * errno and "cannot hook WHAT: ERRNO" in the log.
+ */
+int dt_nf_hooks_register(struct pernet_operations *ops, const char *what)
+{
+	int ret = register_pernet_subsys(ops);
+
+	if (ret)
+		pr_err("cannot hook %s: %d\n", what, ret);
+	return ret;
+}
+
+/* rp, from scratch: handlers entry and handler on symbol. */
+void dt_kretprobe_init(struct kretprobe *rp, const char *symbol,
+		       kretprobe_handler_t entry, kretprobe_handler_t handler,
+		       size_t data_size, int maxactive)
+{
+	memset(rp, 0, sizeof(*rp));
+	rp->kp.symbol_name = symbol;
+	rp->entry_handler = entry;
+	rp->handler = handler;
+	rp->data_size = data_size;
+	rp->maxactive = maxactive;
 }

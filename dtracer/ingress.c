@@ -43,6 +43,7 @@
  *    Clients (add_pid) are flagged whatever they read.
  */
 #include "dtracer.h"
+#include "hooks.h"
 #include "packet.h"
 
 #include <linux/ip.h>
@@ -185,37 +186,7 @@ static unsigned int dt_ingress_hook(void *priv, struct sk_buff *skb,
 	return NF_ACCEPT;
 }
 
-static const struct nf_hook_ops dt_ingress_ops[] = {
-	{
-		.hook = dt_ingress_hook,
-		.pf = NFPROTO_IPV4,
-		.hooknum = NF_INET_LOCAL_IN,
-		.priority = NF_IP_PRI_LAST,
-	},
-	{
-		.hook = dt_ingress_hook,
-		.pf = NFPROTO_IPV6,
-		.hooknum = NF_INET_LOCAL_IN,
-		.priority = NF_IP6_PRI_LAST,
-	},
-};
-
-static int __net_init dt_ingress_net_init(struct net *net)
-{
-	return nf_register_net_hooks(net, dt_ingress_ops,
-				     ARRAY_SIZE(dt_ingress_ops));
-}
-
-static void __net_exit dt_ingress_net_exit(struct net *net)
-{
-	nf_unregister_net_hooks(net, dt_ingress_ops,
-				ARRAY_SIZE(dt_ingress_ops));
-}
-
-static struct pernet_operations dt_ingress_net_ops = {
-	.init = dt_ingress_net_init,
-	.exit = dt_ingress_net_exit,
-};
+DT_NF_HOOKS(dt_ingress, LOCAL_IN);
 
 /* What one read took from a followed socket (see the file comment). */
 struct dt_read {
@@ -344,28 +315,18 @@ int dt_ingress_arm(void)
 {
 	int ret;
 
-	dt_tp_read = dt_tracepoint_find("tcp_rcv_space_adjust");
-	if (!dt_tp_read) {
-		pr_err("kernel has no tcp_rcv_space_adjust tracepoint\n");
-		return -ENOENT;
-	}
-	ret = tracepoint_probe_register(dt_tp_read, dt_on_read, NULL);
-	if (ret) {
-		pr_err("cannot hook TCP reads: %d\n", ret);
+	ret = dt_tracepoint_hook(&dt_tp_read, "tcp_rcv_space_adjust",
+				 dt_on_read, "TCP reads");
+	if (ret)
 		return ret;
-	}
-	ret = register_pernet_subsys(&dt_ingress_net_ops);
-	if (ret) {
-		pr_err("cannot hook LOCAL_IN: %d\n", ret);
-		tracepoint_probe_unregister(dt_tp_read, dt_on_read, NULL);
-		tracepoint_synchronize_unregister();
-	}
+	ret = dt_nf_hooks_register(&dt_ingress_net_ops, "LOCAL_IN");
+	if (ret)
+		dt_tracepoint_unhook(dt_tp_read, dt_on_read);
 	return ret;
 }
 
 void dt_ingress_disarm(void)
 {
 	unregister_pernet_subsys(&dt_ingress_net_ops);
-	tracepoint_probe_unregister(dt_tp_read, dt_on_read, NULL);
-	tracepoint_synchronize_unregister();
+	dt_tracepoint_unhook(dt_tp_read, dt_on_read);
 }

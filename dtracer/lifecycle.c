@@ -8,6 +8,7 @@
  * Tracepoint probes run with preemption disabled: no sleeping here.
  */
 #include "dtracer.h"
+#include "hooks.h"
 
 #include <linux/tracepoint.h>
 
@@ -28,20 +29,14 @@ int dt_lifecycle_init(void)
 {
 	int ret;
 
-	dt_tp_fork = dt_tracepoint_find("sched_process_fork");
-	dt_tp_exit = dt_tracepoint_find("sched_process_exit");
-	if (!dt_tp_fork || !dt_tp_exit) {
-		pr_err("kernel has no sched_process_fork/exit tracepoint\n");
-		return -ENOENT;
-	}
-	ret = tracepoint_probe_register(dt_tp_exit, dt_on_exit, NULL);
+	ret = dt_tracepoint_hook(&dt_tp_exit, "sched_process_exit",
+				 dt_on_exit, "thread exits");
 	if (ret)
 		return ret;
-	ret = tracepoint_probe_register(dt_tp_fork, dt_on_fork, NULL);
-	if (ret) {
-		tracepoint_probe_unregister(dt_tp_exit, dt_on_exit, NULL);
-		tracepoint_synchronize_unregister();
-	}
+	ret = dt_tracepoint_hook(&dt_tp_fork, "sched_process_fork",
+				 dt_on_fork, "forks");
+	if (ret)
+		dt_tracepoint_unhook(dt_tp_exit, dt_on_exit);
 	return ret;
 }
 

@@ -4,13 +4,13 @@
  * own file (see docs/architecture.md): flags.c (flagged threads),
  * manual.c (add_pid, remove_pid, list_pid), context.c (the requests
  * served, threads moving between them), handoff.c (hand-offs),
- * lifecycle.c (fork/exit), hooks.c (the kernel's tracepoints by
- * name), sockets.c (marked ranges per socket), tuple.c (a socket's
- * addresses), egress.c (marking), ingress.c (detection, propagation),
- * trust.c (whose marks are honoured), state.c (switches), gate.c (what
- * LTTng records), syscalls.c (which threads enter the system call
- * tracepoints), events.c (dtracer's tracepoints), control.c (sysfs),
- * stats.c, parse.c, ranges.c.
+ * lifecycle.c (fork/exit), hooks.c (hooking the kernel: tracepoints by
+ * name, netfilter, kretprobes), sockets.c (marked ranges per socket),
+ * tuple.c (a socket's addresses), egress.c (marking), ingress.c
+ * (detection, propagation), trust.c (whose marks are honoured), state.c
+ * (switches), gate.c (what LTTng records), syscalls.c (which threads
+ * enter the system call tracepoints), events.c (dtracer's tracepoints),
+ * control.c (sysfs), stats.c, parse.c, ranges.c.
  */
 #include "dtracer.h"
 

@@ -16,6 +16,7 @@
  * dt_socks_lock: no entry outlives its socket.
  */
 #include "dtracer.h"
+#include "hooks.h"
 
 #include <linux/hashtable.h>
 #include <linux/rculist.h>
@@ -204,26 +205,19 @@ int dt_sockets_arm(void)
 	unsigned long irq;
 	int ret;
 
-	dt_tp_destroy = dt_tracepoint_find("tcp_destroy_sock");
-	if (!dt_tp_destroy) {
-		pr_err("kernel has no tcp_destroy_sock tracepoint\n");
-		return -ENOENT;
-	}
 	spin_lock_irqsave(&dt_socks_lock, irq);
 	dt_socks_open = true;
 	spin_unlock_irqrestore(&dt_socks_lock, irq);
-	ret = tracepoint_probe_register(dt_tp_destroy, dt_on_destroy, NULL);
-	if (ret) {
-		pr_err("cannot hook tcp_destroy_sock: %d\n", ret);
+	ret = dt_tracepoint_hook(&dt_tp_destroy, "tcp_destroy_sock",
+				 dt_on_destroy, "tcp_destroy_sock");
+	if (ret)
 		dt_socks_flush();
-	}
 	return ret;
 }
 
 /* After egress and ingress are disarmed: nothing adds entries any more. */
 void dt_sockets_disarm(void)
 {
-	tracepoint_probe_unregister(dt_tp_destroy, dt_on_destroy, NULL);
-	tracepoint_synchronize_unregister();
+	dt_tracepoint_unhook(dt_tp_destroy, dt_on_destroy);
 	dt_socks_flush();
 }

@@ -45,6 +45,7 @@
  * the walks.
  */
 #include "dtracer.h"
+#include "hooks.h"
 
 #include <linux/kprobes.h>
 #include <linux/lockdep.h>
@@ -216,27 +217,18 @@ static int dt_del_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 static struct kretprobe dt_krp_add, dt_krp_del;
 static struct kretprobe *dt_tp_probes_krp[] = { &dt_krp_add, &dt_krp_del };
 
-static void dt_krp_reset(struct kretprobe *rp, const char *symbol,
-			 kretprobe_handler_t entry, kretprobe_handler_t handler)
-{
-	memset(rp, 0, sizeof(*rp));
-	rp->kp.symbol_name = symbol;
-	rp->entry_handler = entry;
-	rp->handler = handler;
-	rp->data_size = sizeof(struct dt_tp_call);
-	rp->maxactive = DT_TP_MAXACTIVE;
-}
-
 /* Under dt_syscalls_lock: the kretprobes in; 0 or an errno (logged once). */
 static int dt_hook(void)
 {
 	int ret;
 
 	lockdep_assert_held(&dt_syscalls_lock);
-	dt_krp_reset(&dt_krp_add, "tracepoint_add_func", dt_add_entry,
-		     dt_add_return);
-	dt_krp_reset(&dt_krp_del, "tracepoint_probe_unregister",
-		     dt_del_entry, dt_del_return);
+	dt_kretprobe_init(&dt_krp_add, "tracepoint_add_func", dt_add_entry,
+			  dt_add_return, sizeof(struct dt_tp_call),
+			  DT_TP_MAXACTIVE);
+	dt_kretprobe_init(&dt_krp_del, "tracepoint_probe_unregister",
+			  dt_del_entry, dt_del_return, sizeof(struct dt_tp_call),
+			  DT_TP_MAXACTIVE);
 	ret = register_kretprobes(dt_tp_probes_krp,
 				  ARRAY_SIZE(dt_tp_probes_krp));
 	if (ret)
