@@ -85,9 +85,14 @@ struct dt_ctx *dt_ctx_get(struct dt_ctx *c)
 	return c;
 }
 
-/* A reference on c, found under RCU, unless its last one is being put. */
+/*
+ * A reference on c, found under RCU (or under a lock taken irqsave, an
+ * RCU read-side section too), unless its last one is being put.
+ */
 bool dt_ctx_tryget(struct dt_ctx *c)
 {
+	RCU_LOCKDEP_WARN(!rcu_read_lock_any_held(),
+			 "context found outside an RCU read-side section");
 	return refcount_inc_not_zero(&c->ref);
 }
 

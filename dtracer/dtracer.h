@@ -251,12 +251,12 @@ void dt_sockets_disarm(void);
 /* egress.c: record marked writes, mark leaving segments. */
 int dt_egress_arm(void);
 void dt_egress_disarm(void);
+unsigned long dt_egress_missed(void);
 
 /* handoff.c: a thread serving a request hands it to the threads it wakes. */
 int dt_handoff_arm(void);
 void dt_handoff_disarm(void);
 void dt_handoff_answered(const struct dt_ctx *c);
-unsigned long dt_egress_missed(void);
 
 /* ingress.c: detect marked segments, flag the threads that read them. */
 int dt_ingress_arm(void);
@@ -285,13 +285,13 @@ void dt_gate_set_armed(bool armed);
 bool dt_gate_attached(void);
 int dt_gate_attach(void (*changed)(bool on));
 void dt_gate_detach(void);
+int dt_gate_syscall_probes(void *entry, void *exit);
 bool dt_gate_record(void);
 
 /* syscalls.c: system call tracepoints only for flagged threads. */
 void dt_syscalls_init(void);
 void dt_syscalls_update(bool want);
 void dt_syscalls_set_probes(void *entry, void *exit);
-int dt_gate_syscall_probes(void *entry, void *exit);
 
 /* events.c: dtracer's own tracepoints (trace/dtracer.h). */
 struct tcphdr;

@@ -46,6 +46,14 @@
  *    writing on a socket with no request of its pending) starts: the
  *    socket's entry keeps the writer and the time, and ingress fires
  *    dtracer_answer when that thread reads marked bytes on the socket.
+ *
+ * Locking: the write hooks run under the socket's lock (the caller's,
+ * asserted) and rcu_read_lock() (asserted); sockets.c takes its table's
+ * lock to add an entry; an entry's fields are read and changed under the
+ * entry's lock (contexts' references taken and put under it), released
+ * before the thread table or handoff.c is called. The LOCAL_OUT hook
+ * runs in netfilter's RCU read-side section and takes only an entry's
+ * lock. dt_connects is lockless (a later connect may take a slot).
  */
 #include "dtracer.h"
 #include "hooks.h"
@@ -60,6 +68,7 @@
 #include <linux/netfilter.h>
 #include <linux/netfilter_ipv4.h>
 #include <linux/netfilter_ipv6.h>
+#include <linux/rcupdate.h>
 #include <linux/skbuff.h>
 #include <linux/tcp.h>
 #include <linux/timekeeping.h>
@@ -156,6 +165,8 @@ static enum dt_kind dt_send_kind(const struct sock *sk,
 				 const struct dt_sender *by,
 				 const struct dt_sock *ds, struct dt_ctx **owner)
 {
+	if (ds)
+		lockdep_assert_held(&ds->lock);
 	*owner = NULL;
 	if (by && by->client)
 		return DT_REQUEST;
@@ -219,6 +230,8 @@ static bool dt_send_begin(struct sock *sk, const struct dt_sender *by)
 	u32 seq, una;
 
 	sock_owned_by_me(sk);
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held(),
+			 "write recorded outside an RCU read-side section");
 	ds = dt_sock_find(sk);
 	if (!ds && dt_send_kind(sk, by, NULL, &owner) != DT_UNMARKED)
 		ds = dt_sock_get(sk);

@@ -89,11 +89,16 @@ static void dt_hint_put(const struct task_struct *task)
 unsigned int dt_max_threads = 4096;
 bool dt_inherit = true;
 
-/* task's entry, or NULL. Under RCU, or dt_flags_lock. */
+/*
+ * task's entry, or NULL. Under RCU, or dt_flags_lock (taken irqsave: an
+ * RCU read-side section too).
+ */
 struct dt_flag *dt_flag_find(const struct task_struct *task)
 {
 	struct dt_flag *f;
 
+	RCU_LOCKDEP_WARN(!rcu_read_lock_any_held(),
+			 "thread lookup outside an RCU read-side section");
 	hash_for_each_possible_rcu(dt_flags, f, node, (unsigned long)task)
 		if (f->task == task)
 			return f;

@@ -29,9 +29,9 @@
  * interrupt, of another process, of a kernel thread, says nothing.
  *
  * Locking: the probe runs inside try_to_wake_up(), the wakee's pi_lock
- * held and interrupts off: nothing under it sleeps or wakes anyone (see
- * dt_flags_handoff()). The rule changes the thread table under
- * dt_flags_lock, taken inside pi_lock (flags-int.h; the order is in
+ * held and interrupts off (asserted): nothing under it sleeps or wakes
+ * anyone (see dt_flags_handoff()). The rule changes the thread table
+ * under dt_flags_lock, taken inside pi_lock (flags-int.h; the order is in
  * dtracer.h). dt_pools is lockless (one atomic word a slot). Registered
  * only while the probe is armed.
  */
@@ -41,6 +41,7 @@
 #include <linux/atomic.h>
 #include <linux/hash.h>
 #include <linux/jiffies.h>
+#include <linux/lockdep.h>
 #include <linux/preempt.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
@@ -119,6 +120,8 @@ static void dt_flags_handoff(struct task_struct *p)
 	struct dt_ctx *c;
 	unsigned long irq;
 
+	lockdep_assert_held(&p->pi_lock);
+	lockdep_assert_irqs_disabled();
 	rcu_read_lock();
 	c = dt_flags_handing();
 	rcu_read_unlock();

@@ -41,6 +41,14 @@
  *    request: dtracer_answer fires with the time since the request's
  *    first marked write, and the socket awaits the client's next one.
  *    Clients (add_pid) are flagged whatever they read.
+ *
+ * Locking: the LOCAL_IN hook runs in netfilter's RCU read-side section;
+ * sockets.c takes its table's lock to add an entry, and the hook an
+ * entry's lock to add a range. The read hook runs in the reader's
+ * context under rcu_read_lock() (asserted where it relies on it) and
+ * takes an entry's lock to take what the read passed or to change its
+ * contexts (references taken and put under it); it releases the lock
+ * before it calls the thread table.
  */
 #include "dtracer.h"
 #include "hooks.h"
@@ -51,6 +59,7 @@
 #include <linux/netfilter.h>
 #include <linux/netfilter_ipv4.h>
 #include <linux/netfilter_ipv6.h>
+#include <linux/rcupdate.h>
 #include <linux/skbuff.h>
 #include <linux/tcp.h>
 #include <linux/timekeeping.h>
@@ -217,6 +226,8 @@ static void dt_read_take(struct dt_sock *ds, u32 now, u32 wseq,
 {
 	unsigned long irq;
 
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held(),
+			 "read taken outside an RCU read-side section");
 	spin_lock_irqsave(&ds->lock, irq);
 	r->request = dt_passed(&ds->rcvd, now);
 	r->response = dt_passed(&ds->rcvd_resp, now);

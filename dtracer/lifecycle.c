@@ -6,6 +6,7 @@
  * is loaded, whatever probe says: they only touch the thread table.
  *
  * Tracepoint probes run with preemption disabled: no sleeping here.
+ * Locking: none of its own; flags.c takes dt_flags_lock.
  */
 #include "dtracer.h"
 #include "hooks.h"

@@ -116,9 +116,8 @@ void dt_sock_set_ctx(struct dt_sock *ds, struct dt_ctx **slot,
 }
 
 /*
- * Takes ds out of the table (under dt_socks_lock, then its own lock):
- * its contexts' references go, and the request read on it, if traced,
- * can no longer be served (dead): its socket is gone.
+ * The entry of sk, made if needed, unless sk is closed (see
+ * dt_sock_add()). Under RCU.
  */
 struct dt_sock *dt_sock_get(const struct sock *sk)
 {
@@ -133,9 +132,15 @@ struct dt_sock *dt_sock_get(const struct sock *sk)
  */
 struct dt_sock *dt_sock_get_connecting(const struct sock *sk)
 {
+	sock_owned_by_me(sk);
 	return dt_sock_add(sk, true);
 }
 
+/*
+ * Takes ds out of the table (under dt_socks_lock, then its own lock):
+ * its contexts' references go, and the request read on it, if traced,
+ * can no longer be served (dead): its socket is gone.
+ */
 static void dt_sock_remove_locked(struct dt_sock *ds)
 {
 	struct dt_ctx *served, *out;
