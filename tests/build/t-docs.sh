@@ -318,8 +318,9 @@ check "test" "$out/tests" "tests/*/t-*.sh, tests/unit/test-*.c" < "$out/doc-test
 # Source paths: a token of code starting with a source folder. One with
 # a wildcard or a placeholder (NAME, TEST, ...), a version (DKMS's
 # dtracer/0.1.0) or in build output (out/, build/, build-debug/,
-# build-trixie/, .ko, .o,
-# .so, .log, .a, .tsv) is not checked; a built program is there as its .c;
+# build-trixie/, distcheck/: make check-lanes's copy of distcheck's
+# results, .ko, .o, .so, .log, .a, .tsv) is not checked; a built program
+# is there as its .c;
 # scripts/checkpatch.pl is the kernel's, collector/dtracer the command.
 awk '{
 	t = $0; sub(/^[^:]*:[0-9]*:/, "", t); at = substr($0, 1, length($0) - length(t))
@@ -327,7 +328,7 @@ awk '{
 	while (match(t, /[ (=`"](dtracer|collector|tests|scripts|bench|demo|probes|lttng-modules|docs)\/[A-Za-z0-9_.\/*-]*/)) {
 		p = substr(t, RSTART, RLENGTH); sub(/^[ (=`"]/, "", p); sub(/[.\/-]+$/, "", p)
 		if (p !~ /\*|\/[A-Z][A-Z_]*(\/|\.|$)|[0-9]+\.[0-9]+\.[0-9]+/ &&
-		    p !~ /\/(out|build|build-[a-z]+)(\/|$)|\.(ko|so|o|log|a|tsv)$/ &&
+		    p !~ /\/(out|build|build-[a-z]+|distcheck)(\/|$)|\.(ko|so|o|log|a|tsv)$/ &&
 		    p !~ /^(collector\/dtracer|scripts\/checkpatch\.pl)$/)
 			print at p
 		t = substr(t, RSTART + RLENGTH)
