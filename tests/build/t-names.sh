@@ -29,8 +29,9 @@ mkdir -p "$out" || exit 99
 
 # The files both sides are read from, relative to the source tree.
 files="probes/events/dtracer.h dtracer/trace/dtracer.h
-collector/requests-read.c collector/flt-sync.c collector/record.c
-collector/marks-read.c collector/requests.c collector/requests-types.h"
+collector/requests/requests-read.c collector/plugin/flt-sync.c
+collector/cmd/record.c collector/sync/marks-read.c
+collector/requests/requests.c collector/requests/requests-types.h"
 
 # kernel ROOT DIR: the kernel's side into DIR: events, fields
 # ("EVENT.FIELD"), reasons ("flag NAME VALUE", "unflag NAME VALUE").
@@ -57,11 +58,11 @@ kernel() {
 events() {
 	{
 		grep -ohE '\{ "dtracer_[a-z_]+", DT_RQ_EV_' \
-			"$1/collector/requests-read.c"
+			"$1/collector/requests/requests-read.c"
 		grep -ohE 'strcmp\(name, "dtracer_[a-z_]+"\)' \
-			"$1/collector/flt-sync.c"
+			"$1/collector/plugin/flt-sync.c"
 		grep -ohE '\{ "[^"]*", "dtracer_[a-z_]+", "' \
-			"$1/collector/record.c"
+			"$1/collector/cmd/record.c"
 	} | grep -oE '"dtracer_[a-z_]+"' | tr -d '"' | sort -u
 }
 
@@ -78,7 +79,7 @@ reads() {
 			sub(/.*, "/, "", m); sub(/"/, "", m); print fn, m
 		}
 		if (fn == "mark" && /dt_read_flow\(/) print "mark", "@flow"
-	}' "$1/collector/marks-read.c" > "$out/readers"
+	}' "$1/collector/sync/marks-read.c" > "$out/readers"
 	# requests-read.c: kinds to events; read_payload's groups of cases
 	awk -v readers="$out/readers" '
 	BEGIN {
@@ -113,17 +114,17 @@ reads() {
 		}
 		if (/dt_read_flow\(/) fields("flow", group)
 		if (/dt_read_mark\(/) fields("mark", group)
-	}' "$1/collector/requests-read.c"
+	}' "$1/collector/requests/requests-read.c"
 	# flt-sync.c: the marks it matches are read with dt_read_mark
 	for e in $(grep -ohE 'strcmp\(name, "dtracer_[a-z_]+"\)' \
-			"$1/collector/flt-sync.c" | grep -oE 'dtracer_[a-z_]+'); do
-		grep -q 'dt_read_mark(' "$1/collector/flt-sync.c" &&
+			"$1/collector/plugin/flt-sync.c" | grep -oE 'dtracer_[a-z_]+'); do
+		grep -q 'dt_read_mark(' "$1/collector/plugin/flt-sync.c" &&
 			awk -v e="$e" '$1 == "mark" && $2 !~ /^@/ { print e, $2 }
 				$1 == "flow" { print e, $2 }' "$out/readers"
 	done
 	# record.c: each trigger's filter, the identifiers in it
 	grep -oE '\{ "[^"]*", "dtracer_[a-z_]+", "[^"]*" \}' \
-		"$1/collector/record.c" |
+		"$1/collector/cmd/record.c" |
 		awk -F'"' '{
 			s = $6; gsub(/%[a-z]+/, "", s)
 			while (match(s, /[a-z_][a-z_0-9]*/)) {
@@ -167,7 +168,8 @@ collector_reasons() {
 				print "unflag", tolower(substr(k, 11)), val[k], \
 					((("end", val[k]) in names) ? names["end", val[k]] : "-")
 		}
-	}' "$1/collector/requests-types.h" "$1/collector/requests.c"
+	}' "$1/collector/requests/requests-types.h" \
+		"$1/collector/requests/requests.c"
 }
 
 # check ROOT DIR: the mismatches of ROOT's sources, one file per kind
@@ -176,7 +178,7 @@ check() {
 	mkdir -p "$2"
 	kernel "$1" "$2"
 	events "$1" > "$2/c-events"
-	grep -q '"dtracer_\*"' "$1/collector/record.c" &&
+	grep -q '"dtracer_\*"' "$1/collector/cmd/record.c" &&
 		! grep -q '^dtracer_' "$2/events" &&
 		echo "record.c's dtracer_* matches no event" > "$2/events.bad"
 	comm -23 "$2/c-events" "$2/events" |
@@ -232,19 +234,19 @@ while read -r kind file script; do
 	[ "$changed" -ne 0 ] && [ -s "$out/neg/out/$kind.bad" ]
 	tap_result $? "negative control: $file broken ($script) fails the $kind check: $(head -n 1 "$out/neg/out/$kind.bad")"
 done <<'EOF'
-events collector/requests-read.c s/"dtracer_unflag"/"dtracer_unflagged"/
-events collector/flt-sync.c s/"dtracer_mark_recv"/"dtracer_mark_rcv"/
-events collector/record.c s/"dtracer_answer"/"dtracer_answered"/
+events collector/requests/requests-read.c s/"dtracer_unflag"/"dtracer_unflagged"/
+events collector/plugin/flt-sync.c s/"dtracer_mark_recv"/"dtracer_mark_rcv"/
+events collector/cmd/record.c s/"dtracer_answer"/"dtracer_answered"/
 events probes/events/dtracer.h s/dtracer_mark_send,/dtracer_mark_sent,/
-fields collector/requests-read.c s/"idle_ns"/"idle"/
-fields collector/requests-read.c s/"parent"/"parent_tid"/
-fields collector/marks-read.c s/"end_seq"/"endseq"/
-fields collector/record.c s/request == 1/requested == 1/
+fields collector/requests/requests-read.c s/"idle_ns"/"idle"/
+fields collector/requests/requests-read.c s/"parent"/"parent_tid"/
+fields collector/sync/marks-read.c s/"end_seq"/"endseq"/
+fields collector/cmd/record.c s/request == 1/requested == 1/
 fields probes/events/dtracer.h s/ctf_integer_network(u16, dport/ctf_integer_network(u16, dst_port/
-reasons collector/requests-types.h s/DT_RQ_FLAG_HANDOFF = 4/DT_RQ_FLAG_HANDOFF = 5/
-reasons collector/requests-types.h s/DT_RQ_UNFLAG_SWITCHED 5/DT_RQ_UNFLAG_SWITCHED 6/
-reasons collector/requests.c s/"resumed",/"resumd",/
-reasons collector/requests.c s/"exited", "response"/"response", "exited"/
+reasons collector/requests/requests-types.h s/DT_RQ_FLAG_HANDOFF = 4/DT_RQ_FLAG_HANDOFF = 5/
+reasons collector/requests/requests-types.h s/DT_RQ_UNFLAG_SWITCHED 5/DT_RQ_UNFLAG_SWITCHED 6/
+reasons collector/requests/requests.c s/"resumed",/"resumd",/
+reasons collector/requests/requests.c s/"exited", "response"/"response", "exited"/
 reasons dtracer/trace/dtracer.h s/DTRACER_UNFLAG_CLOSED\t3/DTRACER_UNFLAG_CLOSED\t7/
 reasons probes/events/dtracer.h /"switched"/a\\t\tctf_enum_value("stolen", DTRACER_UNFLAG_SWITCHED)
 EOF

@@ -45,7 +45,7 @@ for f in $unit; do
 	progs="$progs ${f%.c}"
 done
 # the generated header first (BUILT_SOURCES: only `make all` builds it)
-make -C "$b" collector/view-page.h > "$out/build.log" 2>&1 &&
+make -C "$b" collector/export/view-page.h > "$out/build.log" 2>&1 &&
 	make -C "$b" -j2 collector/dtracer tests/fuzz/dt-ctf-fixture $progs \
 	>> "$out/build.log" 2>&1
 tap_result $? "build: collector/dtracer, tests/fuzz/dt-ctf-fixture,$progs"

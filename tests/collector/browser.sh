@@ -14,7 +14,7 @@
 #   dt_browser_request NAME PAGE REQ SPANS ARROWS
 #                                 TAP points (see below)
 #
-# The page (collector/view.html) records uncaught errors in the body's
+# The page (collector/export/view.html) records uncaught errors in the body's
 # data-errors (from a first script, so even a syntax error of the main
 # one) and sets data-ready="1" once drawn, with data-spans/data-arrows
 # (bars and arrows in the DOM), data-spans-total/data-arrows-total (in

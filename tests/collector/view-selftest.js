@@ -1,6 +1,6 @@
 /*
  * Test only: tests/collector/t-view.sh appends this to a copy of a view
- * page (collector/view.html). It drives the page's handlers with
+ * page (collector/export/view.html). It drives the page's handlers with
  * synthetic events (wheel zoom, shift+wheel, drag, hover, click and
  * double-click, keys, buttons, table sort and rows, resize, hash) and
  * writes what it saw to the body's data-selftest: "ok", or the checks

@@ -1,5 +1,5 @@
 /*
- * dt_ctf_check_metadata (collector/ctf-check.c): the check every command
+ * dt_ctf_check_metadata (collector/plugin/ctf-check.c): the check every command
  * that reads traces runs on each `metadata` file before babeltrace2 sees
  * it. The input is the file. Checked: a reason is given on refusal; an
  * accepted packetized file really is a chain of whole packets (walked

@@ -1,5 +1,5 @@
 /*
- * dt_parse_duration (collector/options.c): the DURATION of `dtracer record
+ * dt_parse_duration (collector/cmd/options.c): the DURATION of `dtracer record
  * --slower-than` and `dtracer requests --slower-than`. The input is the
  * argument's text (up to its first NUL). Checked: a duration is accepted
  * only with a unit at the end and no sign in front, and lies in

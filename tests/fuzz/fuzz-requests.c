@@ -1,6 +1,6 @@
 /*
- * The requests model (collector/requests.c) and everything written from
- * it (requests-print.c, view.c, export.c), fed with the events
+ * The requests model (collector/requests/requests.c) and everything
+ * written from it (requests-print.c, view.c, export.c), fed with the events
  * requests-read.c hands over from a merged trace: flags, unflags, marked
  * sends and receives on a few TCP flows between three hosts, scheduler
  * switches and wakeups, system calls, others; in time order, as

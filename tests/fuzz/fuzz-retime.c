@@ -1,5 +1,5 @@
 /*
- * dt_metadata_retime and dt_metadata_hostname (collector/retime.c): the
+ * dt_metadata_retime and dt_metadata_hostname (collector/sync/retime.c): the
  * text metadata `dtracer merge` rewrites with each host's clock map. The
  * first 24 bytes are the map (offset in ns and drift as doubles, anchor),
  * the rest the metadata file. Checked: refusals say why; a rewritten

@@ -1,5 +1,5 @@
 /*
- * The clock sync (collector/sync.c, collector/hull.c) fed with marked
+ * The clock sync (collector/sync/sync.c, collector/sync/hull.c) fed with marked
  * segments as flt.dtracer.sync reads them from the traces: up to four
  * hosts, each with its own clock offset, sending and receiving segments
  * of four flows. Then solve, the report and the summary's numbers.

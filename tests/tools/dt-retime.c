@@ -1,7 +1,7 @@
 /*
  * dt-retime METADATA OFFSET_NS DRIFT_PPM ANCHOR_NS: apply the clock map
  * t' = t + OFFSET + DRIFT * (t - ANCHOR) to a text CTF trace's clocks
- * (collector/retime.c). The ground-truth test shifts a host with it.
+ * (collector/sync/retime.c). The ground-truth test shifts a host with it.
  */
 #include <errno.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /*
- * Exports (collector/export.c) of hand-made models (rq-fixture.h),
+ * Exports (collector/export/export.c) of hand-made models (rq-fixture.h),
  * parsed back with json-c and checked field by field.
  *
  * Perfetto: every span one "X" slice, to the ns with times of a real

@@ -1,5 +1,5 @@
 /*
- * Unit tests of collector/hull.c: convex-hull clock sync of two hosts.
+ * Unit tests of collector/sync/hull.c: convex-hull clock sync of two hosts.
  *
  * The synthetic hosts: A's clock reads t_B + off + drift * (t_B - t0)
  * when B's reads t_B, with epoch-sized times. A segment A->B received at

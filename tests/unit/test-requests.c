@@ -1,10 +1,11 @@
 /*
- * Requests rebuilt from hand-made event streams (collector/requests.c):
- * two hosts, a chain of three, concurrent requests, requests whose
- * answer crossed no marked segment, one client thread's successive
- * requests, keep-alive, retransmissions, inheritance, an event loop
- * and its worker (request contexts: switched, resumed, the last write),
- * open spans, orphans, and the per-span kernel summary. Times in ns.
+ * Requests rebuilt from hand-made event streams
+ * (collector/requests/requests.c): two hosts, a chain of three,
+ * concurrent requests, requests whose answer crossed no marked segment,
+ * one client thread's successive requests, keep-alive, retransmissions,
+ * inheritance, an event loop and its worker (request contexts: switched,
+ * resumed, the last write), open spans, orphans, and the per-span
+ * kernel summary. Times in ns.
  */
 #include <string.h>
 

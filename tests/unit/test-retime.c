@@ -1,5 +1,5 @@
 /*
- * Retiming through the metadata's clock (collector/retime.c): the new
+ * Retiming through the metadata's clock (collector/sync/retime.c): the new
  * clock gives map(t) for the same clock values, and the metadata
  * rewrite touches the clock blocks only.
  */

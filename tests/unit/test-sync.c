@@ -1,5 +1,5 @@
 /*
- * Matching marks across hosts and chaining pairs (collector/sync.c) on
+ * Matching marks across hosts and chaining pairs (collector/sync/sync.c) on
  * synthetic traffic with known clocks: a -> b -> c request chains, each
  * host's clock off the true time by a known offset and drift.
  */

@@ -1,5 +1,5 @@
 /*
- * The view page (collector/view.c) of hand-made models: written whole,
+ * The view page (collector/export/view.c) of hand-made models: written whole,
  * self-contained (nothing fetched from the network), its embedded JSON
  * parses and holds every span, message and request with exact times,
  * trace strings cannot break out of the script element, errors are

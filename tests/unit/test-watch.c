@@ -1,5 +1,5 @@
 /*
- * The watcher's model (collector/watch-model.c) fed hand-made events of
+ * The watcher's model (collector/cmd/watch-model.c) fed hand-made events of
  * two hosts, b's clock 7 s ahead of a's: a request whose other host has
  * not come yet waits, prints at its timeout incomplete, and prints again
  * (updated, on both hosts) once b's events come; a complete request
