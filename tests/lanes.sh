@@ -7,28 +7,43 @@
 #           another (each keeps both cores busy while its guests run),
 #           then LANE_A_AFTER (t-release.sh: Debian 13's guests) once
 #           lane B has built what those boot;
-#   lane B: Debian 13's build (make check-suite-build), then the other
-#           guest and host tests (LANE_B: one guest or none each, at
-#           most one core), then make distcheck, whose tarball build
-#           runs the unit, build and fuzz tests (LANE_HOST, which are
-#           not run a second time here) from a read-only source tree.
+#   lane B: Debian 13's build (make check-suite-build), LANE_B
+#           (t-release-build.sh: that release as the build machine), then
+#           make distcheck, whose tarball build runs the unit, build and
+#           fuzz tests (LANE_HOST, which are not run a second time here)
+#           from a read-only source tree;
+#   then either lane: LANE_POOL (the tests that boot one guest or none,
+#           at most one core each), each taken by the first lane done
+#           with the rest (mkdir under tests/lanes-pool claims it), so
+#           that both lanes end about together.
 #
 # distcheck removes its build folder once it passes: its tests' .log and
 # .trs are kept under tests/distcheck/ (tests/driver.sh's
 # DT_KEEP_RESULTS) and counted by .ci/run with the others. Each lane's
-# summary is tests/lane-a.log and tests/lane-b.log. With DT_PHASES set
-# (dev.sh), each step's seconds are written there as "lane X: STEP<TAB>
-# SECONDS<TAB>check": parts of dev.sh's check phase (scripts/times.sh).
+# summaries are tests/lane-a*.log, tests/lane-b.log and, per test of the
+# pool, tests/lane-pool-TEST.log. With DT_PHASES set (dev.sh), each
+# step's seconds are written there as "lane X: STEP<TAB>SECONDS<TAB>
+# check": parts of dev.sh's check phase (scripts/times.sh).
 #
 # Run by make (the top build folder, MAKE set); exits 0 when both lanes
 # passed.
 set -u
-: "${MAKE:=make}" "${LANE_A:=}" "${LANE_A_AFTER:=}" "${LANE_B:=}"
+: "${MAKE:=make}" "${LANE_A:=}" "${LANE_A_AFTER:=}" "${LANE_B:=}" \
+	"${LANE_POOL:=}"
 jobs=$(nproc 2> /dev/null || echo 2)
 keep=$PWD/tests/distcheck
-rm -rf "$keep" tests/lane-b.status tests/lane-b.built
+pool=tests/lanes-pool
+# The pool's longest first (as each states, "# seconds: N"), so that
+# what is left at the end is short: the lanes end about together.
+LANE_POOL=$(for _t in $LANE_POOL; do
+	_s=$(sed -n '1,30s/^# seconds: *\([0-9][0-9]*\).*/\1/p' "${LANES_SRCDIR:-.}/$_t" 2> /dev/null | head -n 1)
+	echo "${_s:-0} $_t"
+done | sort -k1,1nr | cut -d' ' -f2 | tr '\n' ' ')
+rm -rf "$keep" "$pool" tests/lane-b.status tests/lane-b.built tests/lane-pool-*.log
+mkdir -p "$pool" || exit 1
 echo "check-lanes: lane A:$(echo " $LANE_A $LANE_A_AFTER" | sed 's| [^ ]*/| |g')"
 echo "check-lanes: lane B: check-suite-build$(echo " $LANE_B" | sed 's| [^ ]*/| |g') distcheck"
+echo "check-lanes: then either:$(echo " $LANE_POOL" | sed 's| [^ ]*/| |g')"
 
 # step LANE NAME COMMAND...: COMMAND, its seconds to DT_PHASES.
 step() {
@@ -54,6 +69,18 @@ tests() {
 	$MAKE check-TESTS TESTS="$*" TEST_SUITE_LOG="$_log" check_DATA=
 }
 
+# pool LANE: the tests of LANE_POOL no lane has taken yet, one at a time;
+# non-zero if one failed.
+pool() {
+	_prc=0
+	for _t in $LANE_POOL; do
+		_n=$(basename "$_t" .sh)
+		mkdir "$pool/$_n" 2> /dev/null || continue
+		step "$1" "$_n" tests "tests/lane-pool-$_n.log" "$_t" || _prc=1
+	done
+	return $_prc
+}
+
 lane_b() {
 	_rc=0
 	# Debian 13's builds at the lanes' priority (check-kernel.sh's
@@ -66,6 +93,7 @@ lane_b() {
 	step B tests tests tests/lane-b.log $LANE_B || _rc=1
 	step B distcheck env DT_TIMES_PHASE=distcheck DT_KEEP_RESULTS="$keep" \
 		$MAKE -j"$jobs" distcheck || _rc=1
+	pool B || _rc=1
 	return $_rc
 }
 
@@ -86,8 +114,9 @@ if [ -n "$LANE_A_AFTER" ]; then
 	# shellcheck disable=SC2086
 	step A "Debian 13 tests" tests tests/lane-a-after.log $LANE_A_AFTER || sa=1
 fi
+pool A || sa=1
 wait $lane_b_pid
 sb=$(cat tests/lane-b.status 2> /dev/null || echo 1)
-rm -f tests/lane-b.status tests/lane-b.built
+rm -rf tests/lane-b.status tests/lane-b.built "$pool"
 echo "check-lanes: lane A exit $sa, lane B exit $sb"
 [ "$sa" = 0 ] && [ "$sb" = 0 ]

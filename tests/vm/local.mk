@@ -156,11 +156,12 @@ clean-check-kernel:
 # own TAP test with its own result and time limit. The tests that boot
 # two guests or more keep both cores busy: they run one after another
 # (LANE_A; LANE_A_AFTER, Debian 13's guests, once lane B built what they
-# boot). Beside them (LANE_B): Debian 13's build, the one-guest and host
-# tests, each of which keeps one core busy at most, then make distcheck,
-# whose tarball build runs the unit, build and fuzz tests (LANE_HOST) from
-# a read-only source tree: they run there only. make check itself runs
-# every test of this tree in one lane.
+# boot). Beside them: Debian 13's build, LANE_B (t-release-build.sh),
+# then make distcheck, whose tarball build runs the unit, build and fuzz
+# tests (LANE_HOST) from a read-only source tree: they run there only.
+# The others (one guest or none: at most one core each) are taken by
+# whichever lane is done first. make check itself runs every test of
+# this tree in one lane.
 # ----------------------------------------------------------------------
 LANE_A = tests/kernel/t-mark.sh tests/kernel/t-trust.sh \
 	tests/kernel/t-chain.sh tests/kernel/t-fidelity.sh \
@@ -169,18 +170,22 @@ LANE_A = tests/kernel/t-mark.sh tests/kernel/t-trust.sh \
 	tests/collector/t-flight.sh tests/collector/t-live.sh \
 	tests/demo/t-demo.sh tests/kernel/t-lan.sh tests/kernel/t-harness.sh
 LANE_A_AFTER = %reldir%/t-release.sh
+LANE_B = %reldir%/t-release-build.sh
 LANE_HOST = $(unit_tests) $(build_tests) $(fuzz_tests)
 check-lanes: all-am
 	@set -- ; for f in $(check_DATA); do \
 		case $$f in $(SUITE_BUILD)/built.stamp) ;; *) set -- "$$@" "$$f" ;; esac; \
 	done; $(MAKE) $(AM_MAKEFLAGS) $(check_PROGRAMS) "$$@"
-	@a= after= b=; for t in $(TESTS); do \
+	@a= after= b= pool=; for t in $(TESTS); do \
 		case " $(LANE_A) " in *" $$t "*) a="$$a $$t"; continue ;; esac; \
 		case " $(LANE_A_AFTER) " in *" $$t "*) after="$$after $$t"; continue ;; esac; \
+		case " $(LANE_B) " in *" $$t "*) b="$$b $$t"; continue ;; esac; \
 		case " $(LANE_HOST) " in *" $$t "*) continue ;; esac; \
-		b="$$b $$t"; \
+		pool="$$pool $$t"; \
 	done; \
 	MAKE='$(MAKE) $(AM_MAKEFLAGS)' LANE_A="$$a" LANE_A_AFTER="$$after" \
-		LANE_B="$$b" $(SHELL) $(srcdir)/tests/lanes.sh
+		LANE_B="$$b" LANE_POOL="$$pool" LANES_SRCDIR='$(srcdir)' \
+		$(SHELL) $(srcdir)/tests/lanes.sh
 .PHONY: check-lanes
-CLEANFILES += tests/lane-a.log tests/lane-b.log tests/lane-a-after.log
+CLEANFILES += tests/lane-a.log tests/lane-b.log tests/lane-a-after.log \
+	tests/lane-pool-*.log
