@@ -1,5 +1,5 @@
 #!/bin/sh
-# seconds: 300 (expected on 2 cores under make check-lanes; scripts/times.sh flags twice that)
+# seconds: 500 (expected on 2 cores under make check-lanes, beside the other lane's guests; scripts/times.sh flags twice that)
 # make check on the other Debian release as the build machine (the
 # guests' part is t-release.sh's): in its root (tests/vm/build-SUITE/,
 # which make check made), tests/vm/check-kernel.sh install configures a
