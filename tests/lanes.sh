@@ -45,19 +45,20 @@ echo "check-lanes: lane A:$(echo " $LANE_A $LANE_A_AFTER" | sed 's| [^ ]*/| |g')
 echo "check-lanes: lane B: check-suite-build$(echo " $LANE_B" | sed 's| [^ ]*/| |g') distcheck"
 echo "check-lanes: then either:$(echo " $LANE_POOL" | sed 's| [^ ]*/| |g')"
 
-# step LANE NAME COMMAND...: COMMAND, its seconds to DT_PHASES.
+# step LANE NAME COMMAND...: COMMAND, its seconds to DT_PHASES. Its own
+# variables (the lanes' statuses are _rc, _prc and sa).
 step() {
 	_lane=$1 _name=$2
 	shift 2
 	_t0=$(date +%s)
 	"$@"
-	_rc=$?
+	_step_rc=$?
 	_st=
-	[ $_rc = 0 ] || _st=" (failed)"
+	[ $_step_rc = 0 ] || _st=" (failed)"
 	[ -z "${DT_PHASES:-}" ] ||
 		printf 'lane %s: %s%s\t%s\tcheck\n' "$_lane" "$_name" "$_st" \
 			$(($(date +%s) - _t0)) >> "$DT_PHASES"
-	return $_rc
+	return $_step_rc
 }
 
 # tests LOG TEST...: make check's TESTS, without making check_DATA (made
