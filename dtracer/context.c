@@ -1,24 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Request contexts: one per traced request this host serves, and the
- * threads moving between them. A context starts when a thread reads
+ * Request contexts: the threads moving between them (the contexts
+ * themselves, their references and their end: ctx.c). A context starts when a thread reads
  * marked request bytes on a socket (ingress.c); the threads serving it
  * point at it (their entries in the thread table, flags.c), and so do two
  * kinds of socket entries (sockets.c): the request's socket ("served":
  * whoever writes there writes this request's response) and the
  * connections the context sent requests on ("outstanding": whoever reads
  * the answer there works for this context again).
- *
- * A context is counted by references (refcount_t) and freed by
- * kfree_rcu() with the last one, so a pointer read under RCU stays
- * readable to the end of the read-side section; keeping it longer takes
- * a reference (dt_ctx_tryget()). Every reference is held by a bounded
- * table entry, so contexts are bounded by max_threads + 2 * max_sockets.
- *
- * dead: the request's socket is gone (set before its threads are
- * unflagged, read under dt_flags_lock): no thread may join the context
- * again, so an answer arriving late on an upstream connection flags
- * nobody.
  *
  * A thread is in one context at a time: the request it works for now.
  * Reading a request moves it to that request's context; reading the
@@ -37,77 +26,22 @@
  * trusted peer cannot keep this host tracing at will; the refused ones
  * are counted (drops_rate).
  *
- * Locking: references are atomic; the moves change the thread table
+ * Locking: the moves change the thread table
  * under dt_flags_lock (flags-int.h), as does the sweep, which is a work
  * item (process context) armed with a delay under that lock, so that
  * nothing under it wakes a task.
  */
 #include "flags-int.h"
 
-#include <linux/atomic.h>
 #include <linux/hashtable.h>
 #include <linux/moduleparam.h>
 #include <linux/ratelimit.h>
 #include <linux/rcupdate.h>
-#include <linux/refcount.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/timekeeping.h>
 #include <linux/workqueue.h>
-
-static atomic64_t dt_ctx_ids = ATOMIC64_INIT(0);
-
-/*
- * A new context for the request current reads on sk, one reference, or
- * NULL.
- */
-struct dt_ctx *dt_ctx_new(const struct sock *sk)
-{
-	struct dt_ctx *c;
-
-	c = dt_mem_zalloc(DT_MEM_CONTEXTS, sizeof(*c), GFP_ATOMIC);
-	if (!c) {
-		dt_stat_inc(DT_STAT_DROP_NOMEM);
-		return NULL;
-	}
-	refcount_set(&c->ref, 1);
-	c->id = atomic64_inc_return(&dt_ctx_ids);
-	c->sk = sk;
-	c->reader = task_pid_nr(current);
-	dt_tuple_from_sock(&c->tuple, sk);
-	return c;
-}
-
-struct dt_ctx *dt_ctx_get(struct dt_ctx *c)
-{
-	refcount_inc(&c->ref);
-	return c;
-}
-
-/*
- * A reference on c, found under RCU (or under a lock taken irqsave, an
- * RCU read-side section too), unless its last one is being put.
- */
-bool dt_ctx_tryget(struct dt_ctx *c)
-{
-	RCU_LOCKDEP_WARN(!rcu_read_lock_any_held(),
-			 "context found outside an RCU read-side section");
-	return refcount_inc_not_zero(&c->ref);
-}
-
-void dt_ctx_put(struct dt_ctx *c)
-{
-	if (c && refcount_dec_and_test(&c->ref))
-		dt_mem_free_rcu(DT_MEM_CONTEXTS, c, rcu);
-}
-
-/* c's request socket is gone: nobody joins it again. */
-void dt_ctx_kill(struct dt_ctx *c)
-{
-	if (c)
-		WRITE_ONCE(c->dead, true);
-}
 
 static unsigned int dt_response_idle_ms = 1000;
 module_param_named(response_idle_ms, dt_response_idle_ms, uint, 0644);

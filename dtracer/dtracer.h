@@ -21,7 +21,7 @@
  * - The scheduler's p->pi_lock comes before dt_flags_lock (handoff.c
  *   runs in sched_waking): nothing done under dt_flags_lock, or under
  *   the locks after it, wakes a task or sleeps.
- * - Contexts (context.c) are counted by references and freed by
+ * - Contexts (ctx.c) are counted by references and freed by
  *   kfree_rcu(): a pointer read under RCU may be used to the end of the
  *   section, and kept beyond it only with dt_ctx_tryget().
  * - Mutexes (process context only): dt_probe_lock (state.c), then
@@ -122,7 +122,7 @@ void dt_mem_forget(enum dt_mem m);
 long dt_mem_read(enum dt_mem m);
 const char *dt_mem_name(enum dt_mem m);
 
-/* context.c: the requests this host serves (see there). */
+/* ctx.c: the requests this host serves (see there). */
 struct dt_ctx {
 	refcount_t ref;
 	u64 id;				/* this host's number for it */

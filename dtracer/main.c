@@ -2,8 +2,8 @@
 /*
  * dtracer: module init and exit, nothing else. Each concern lives in its
  * own file (see docs/architecture.md): flags.c (flagged threads),
- * manual.c (add_pid, remove_pid, list_pid), context.c (the requests
- * served, threads moving between them), handoff.c (hand-offs),
+ * manual.c (add_pid, remove_pid, list_pid), ctx.c (the requests
+ * served), context.c (threads moving between them), handoff.c (hand-offs),
  * lifecycle.c (fork/exit), hooks.c (hooking the kernel: tracepoints by
  * name, netfilter, kretprobes), sockets.c (marked ranges per socket),
  * tuple.c (a socket's addresses), egress.c (marking), ingress.c
