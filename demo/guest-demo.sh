@@ -21,7 +21,9 @@
 #
 # Knobs: DT_DEMO_REQUESTS (default 20). Hand-shakes (dt-tcp): 7496
 # (the collector is up), 7498/7499 (dt-proxy/dt-backend are serving and
-# recording), 7497 (dt-client is done), 7495 (a host stopped recording).
+# recording), 7497 (dt-client is done), 7495 (a host stopped recording),
+# 7494 (every host stopped: the bg-httpds another host fetches from may
+# go).
 tcp=$DT_BUILDDIR/tests/tools/dt-tcp
 dtracer=$DT_BUILDDIR/collector/dtracer
 nginx=$DT_BUILDDIR/tests/vm/build/nginx/usr/sbin/nginx
@@ -58,12 +60,28 @@ background_flows() {
 	bg_before=$(grep -c '^ok$' /tmp/bg-curl.log)
 }
 
+bg_fetches() {
+	echo $(($(grep -c '^ok$' /tmp/bg-curl.log) - bg_before))
+}
+
+# Called once the requests are answered, before this host says so (the
+# client) or stops recording: the loop runs until it has fetched 3 times
+# since it was ready, however slow the guests, then stops. The bg-httpd
+# stays up for the host that fetches from it, until background_end.
 background_stop() {
-	kill "$bg_loop" "$bg_httpd" 2>/dev/null
-	n=$(($(grep -c '^ok$' /tmp/bg-curl.log) - bg_before))
+	wait_for $(slow 60) sh -c "[ \$(grep -c '^ok$' /tmp/bg-curl.log) -ge $((bg_before + 3)) ]"
+	kill "$bg_loop" 2>/dev/null
+	n=$(bg_fetches)
 	echo "$n" > "$DT_RESULTS/background"
 	check "background traffic ran beside the requests ($n fetches)" \
 		test "$n" -ge 3
+}
+
+# Every host has stopped (the collector says so on 7494): nobody fetches
+# from this host's bg-httpd any more.
+background_end() {
+	wait_for $(slow 120) $tcp request dt-collector 7494 ping
+	kill "$bg_httpd" 2>/dev/null
 }
 
 record() {
@@ -87,6 +105,7 @@ stop() {
 	check "told dt-collector this session is closed" \
 		wait_for 60 $tcp request dt-collector 7495 done
 	check "rmmod dtracer" rmmod dtracer
+	background_end
 	say "done"
 }
 
@@ -100,6 +119,8 @@ dt-collector)
 	say "receiving the hosts' traces"
 	check "three hosts closed their sessions" timeout $(slow 600) $tcp serve -4 7495 3
 	kill $ready
+	timeout $(slow 300) $tcp serve -4 7494 3 > /dev/null 2>&1 &
+	ended=$!
 	sleep 1
 	check "the collector holds the three hosts' traces" sh -c '
 		for h in dt-client dt-proxy dt-backend; do
@@ -107,6 +128,8 @@ dt-collector)
 		done'
 	pkill lttng-relayd
 	cp -r /tmp/traces "$DT_RESULTS/traces"
+	wait $ended
+	check "the three hosts heard that all had stopped" test $? = 0
 	say "done"
 	;;
 dt-backend)
@@ -169,10 +192,11 @@ dt-client)
 		> "$DT_RESULTS/curl.txt" 2> /tmp/curl.err
 	check "curl got $N answers of 65536 bytes through nginx" \
 		sh -c "[ \$(grep -c '^200 65536 ' $DT_RESULTS/curl.txt) -eq $N ]"
+	# Its bg-curl goes through nginx, which quits once told "done".
+	background_stop
 	check "told dt-proxy we are done" wait_for 60 $tcp request dt-proxy 7497 done
 	check "told dt-backend we are done" wait_for 60 $tcp request dt-backend 7497 done
 	served curl $N
-	background_stop
 	stop
 	;;
 esac
