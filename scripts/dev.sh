@@ -23,15 +23,19 @@ check | demo) ;;
 *) echo "usage: sh scripts/dev.sh check|demo" >&2; exit 2 ;;
 esac
 
-# phase NAME: the seconds since the previous phase ended go to NAME.
+# phase NAME: the seconds since the previous phase ended go to NAME,
+# with the processor seconds its commands used (tests/cpu-lib.sh).
 DT_PHASES=$PWD/tests/phases.tsv
 DT_TIMES=$PWD/tests/times.tsv
 export DT_PHASES DT_TIMES
-phase_t=$(date +%s)
+. tests/cpu-lib.sh
+phase_t=$(date +%s) phase_cpu=0
 phase() {
 	_now=$(date +%s)
-	printf '%s\t%s\n' "$1" $((_now - phase_t)) >> "$DT_PHASES"
-	phase_t=$_now
+	cpu_children tests/phases.cpu
+	_cpu=$(cpu_seconds tests/phases.cpu)
+	printf '%s\t%s\t\t%s\n' "$1" $((_now - phase_t)) $((_cpu - phase_cpu)) >> "$DT_PHASES"
+	phase_t=$_now phase_cpu=$_cpu
 	running=
 }
 # running: the phase under way; a failure there still counts its time.

@@ -30,6 +30,7 @@
 set -u
 : "${MAKE:=make}" "${LANE_A:=}" "${LANE_A_AFTER:=}" "${LANE_B:=}" \
 	"${LANE_POOL:=}"
+. "${LANES_SRCDIR:-.}/tests/cpu-lib.sh"
 jobs=$(nproc 2> /dev/null || echo 2)
 keep=$PWD/tests/distcheck
 pool=tests/lanes-pool
@@ -45,19 +46,24 @@ echo "check-lanes: lane A:$(echo " $LANE_A $LANE_A_AFTER" | sed 's| [^ ]*/| |g')
 echo "check-lanes: lane B: check-suite-build$(echo " $LANE_B" | sed 's| [^ ]*/| |g') distcheck"
 echo "check-lanes: then either:$(echo " $LANE_POOL" | sed 's| [^ ]*/| |g')"
 
-# step LANE NAME COMMAND...: COMMAND, its seconds to DT_PHASES. Its own
-# variables (the lanes' statuses are _rc, _prc and sa).
+# step LANE NAME COMMAND...: COMMAND, its seconds and processor seconds
+# (tests/cpu-lib.sh) to DT_PHASES. Its own variables (the lanes'
+# statuses are _rc, _prc and sa).
 step() {
 	_lane=$1 _name=$2
 	shift 2
 	_t0=$(date +%s)
+	cpu_children "tests/lane-$_lane.cpu"
+	_c0=$(cpu_seconds "tests/lane-$_lane.cpu")
 	"$@"
 	_step_rc=$?
+	cpu_children "tests/lane-$_lane.cpu"
+	_c1=$(cpu_seconds "tests/lane-$_lane.cpu")
 	_st=
 	[ $_step_rc = 0 ] || _st=" (failed)"
 	[ -z "${DT_PHASES:-}" ] ||
-		printf 'lane %s: %s%s\t%s\tcheck\n' "$_lane" "$_name" "$_st" \
-			$(($(date +%s) - _t0)) >> "$DT_PHASES"
+		printf 'lane %s: %s%s\t%s\tcheck\t%s\n' "$_lane" "$_name" "$_st" \
+			$(($(date +%s) - _t0)) $((_c1 - _c0)) >> "$DT_PHASES"
 	return $_step_rc
 }
 
@@ -118,6 +124,6 @@ fi
 pool A || sa=1
 wait $lane_b_pid
 sb=$(cat tests/lane-b.status 2> /dev/null || echo 1)
-rm -rf tests/lane-b.status tests/lane-b.built "$pool"
+rm -rf tests/lane-b.status tests/lane-b.built tests/lane-?.cpu "$pool"
 echo "check-lanes: lane A exit $sa, lane B exit $sb"
 [ "$sa" = 0 ] && [ "$sb" = 0 ]

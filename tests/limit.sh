@@ -19,8 +19,12 @@
 # Its time goes to DT_TIMES (default DT_BUILDDIR/tests/times.tsv; unset
 # and no DT_BUILDDIR: nowhere), one line a test: PHASE (DT_TIMES_PHASE,
 # default check), the test's path from tests/, its seconds, the seconds
-# the test states ("# seconds: N" in a script's header, "-" if none) and
-# its exit status. scripts/times.sh prints the table from it.
+# the test states ("# seconds: N" in a script's header, "-" if none), its
+# exit status and the processor seconds it used (user and system, of
+# every process of it that was waited for: its guests' QEMUs among them;
+# on a 2-core machine, the figure that adds up). scripts/times.sh prints
+# the table from it.
+. "$(dirname "$0")/cpu-lib.sh"
 limit=${DT_TEST_LIMIT:-1500}
 t0=$(date +%s)
 vm=${DT_VM_TIMEOUT:-600}
@@ -76,13 +80,15 @@ awk '
 wait $pid
 rc=$?
 wait $dog
+cpu_children "$tmp/times"
+cpu=$(cpu_seconds "$tmp/times")
 
 times=${DT_TIMES:-${DT_BUILDDIR:+$DT_BUILDDIR/tests/times.tsv}}
 if [ -n "$times" ]; then
 	case $path in */tests/*) path=tests/${path#*/tests/} ;; ./*) path=${path#./} ;; esac
 	[ -f "$tmp/hung" ] && rc=124
-	printf '%s\t%s\t%s\t%s\t%s\n' "${DT_TIMES_PHASE:-check}" "$path" \
-		$(($(date +%s) - t0)) "${expect:--}" "$rc" >> "$times"
+	printf '%s\t%s\t%s\t%s\t%s\t%s\n' "${DT_TIMES_PHASE:-check}" "$path" \
+		$(($(date +%s) - t0)) "${expect:--}" "$rc" "${cpu:--}" >> "$times"
 fi
 
 if [ -f "$tmp/hung" ]; then

@@ -90,6 +90,29 @@ EOF
 [ $? -eq 0 ] && [ $rc -eq 1 ]
 tap_result $? "a test that ends passes through unchanged, with its exit status ($rc)"
 
+# Processor seconds: a test whose child computes for 3 s (shell
+# arithmetic in a process of its own) has them recorded, and the run's
+# table shows them, with the total's share of the cores.
+cat > "$out/burns.sh" <<'EOF'
+start=$(date +%s)
+sh -c 'while [ $(($(date +%s) - $1)) -lt 3 ]; do :; done' burn "$start"
+echo "ok 1 - burned"
+echo "1..1"
+EOF
+: > "$out/times.tsv"
+sh "$limit" sh "$out/burns.sh" > "$out/burns.tap"
+line=$(sed -n 1p "$out/times.tsv")
+echo "$line" | awk -F '\t' '$2 ~ /burns\.sh$/ && $6 ~ /^[0-9]+$/ && $6 >= 1 && $6 <= $3 + 1 { ok = 1 } END { exit !ok }'
+tap_result $? "a test's processor seconds are recorded beside its seconds ($line)"
+printf 'build\t10\t\t17\n' > "$out/phases.tsv"
+sh "$DT_SRCDIR/scripts/times.sh" "$out/phases.tsv" "$out/times.tsv" > "$out/table.txt" 2>&1
+cpu=$(echo "$line" | cut -f6)
+grep -q "burns\.sh .*cpu $cpu s" "$out/table.txt" &&
+	grep -Eq "^  build +10 s .*cpu +17 s" "$out/table.txt" &&
+	grep -Eq "^  total .*cpu +17 s  [0-9]+% of [0-9]+ cores" "$out/table.txt"
+tap_result $? "scripts/times.sh shows them per test, per phase and in all"
+tap_diag_stdin < "$out/table.txt"
+
 # Skips: reported as skips, except under CI=true.
 skips() {
 	sh -c ". '$DT_SRCDIR/tests/vm/tap.sh'; $1" > "$out/skip.tap" 2>&1
