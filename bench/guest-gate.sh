@@ -97,7 +97,7 @@ fi
 if [ "${DT_BENCH_FLAGGED:-0}" = 1 ]; then
 	tcp=$DT_BUILDDIR/tests/tools/dt-tcp
 	$tcp serve 7000 0 > /dev/null 2>&1 &
-	wait_for 60 $tcp request 127.0.0.1 7000 ping || exit 1
+	$tcp request -w 120 127.0.0.1 7000 ping > /dev/null 2>&1 || exit 1
 	sh -c 'echo $$ > '$sys'/add_pid || exit 1
 		while :; do '$tcp' request 127.0.0.1 7000 ping > /dev/null; sleep 0.05; done' &
 	flagged_loop=$!

@@ -101,7 +101,7 @@ dt-b)
 	}
 	check "dt-a counts instructions" counts
 	check "dt-a's iperf3 answers" wait_for 60 sh -c "iperf3 -c dt-a -t 1 > /dev/null"
-	check "dt-a's echo server answers" wait_for 60 $tcp request dt-a 7000 ping
+	check "dt-a's echo server answers" $tcp request -w 120 dt-a 7000 ping
 	# Network: "ROUND RR_CLIENT_K RR_CLIENT_U RR_SERVER_K RR_SERVER_U
 	# IPERF_CLIENT_K IPERF_CLIENT_U IPERF_SERVER_K IPERF_SERVER_U".
 	r=0

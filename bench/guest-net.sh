@@ -122,7 +122,7 @@ dt-b)
 	}
 	check "dt-a's control port answers" wait_for 300 ctl_ok ping
 	check "dt-a's iperf3 answers" wait_for 60 sh -c "iperf3 -c dt-a -t 1 > /dev/null"
-	check "dt-a's echo server answers" wait_for 60 $tcp request dt-a 7000 ping
+	check "dt-a's echo server answers" $tcp request -w 120 dt-a 7000 ping
 	r=0
 	while [ $r -lt $rounds ]; do
 		for s in $(bench_order $r $setups); do

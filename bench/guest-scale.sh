@@ -29,7 +29,7 @@ echo $((4 * max + 1000)) > $sys/max_sockets || exit 1
 echo 1 > $sys/probe || exit 1
 
 $tcp serve 7000 0 > /tmp/serve.log 2>&1 &
-check "the echo server answers" wait_for 60 $tcp request 127.0.0.1 7000 ping
+check "the echo server answers" $tcp request -w 120 127.0.0.1 7000 ping
 
 mkfifo /tmp/crowd.in
 t0=$(date +%s)

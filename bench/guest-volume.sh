@@ -22,8 +22,8 @@ LTTNG_EXTRA_KMOD_PROBES=dtracer lttng-sessiond -d || exit 1
 
 $tcp serve -d 200 7000 0 > /tmp/serve-traced.log 2>&1 &
 $tcp serve 7001 0 > /tmp/serve-bg.log 2>&1 &
-check "the traced request's server answers" wait_for 60 $tcp request 127.0.0.1 7000 ping
-check "the background server answers" wait_for 60 $tcp request 127.0.0.1 7001 ping
+check "the traced request's server answers" $tcp request -w 120 127.0.0.1 7000 ping
+check "the background server answers" $tcp request -w 120 127.0.0.1 7001 ping
 # Background load, unflagged, the whole run.
 sh -c "while :; do dd if=/dev/zero of=/dev/null bs=1 count=100000 2> /dev/null; done" &
 bg_dd=$!

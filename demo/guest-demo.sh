@@ -80,7 +80,7 @@ background_stop() {
 # Every host has stopped (the collector says so on 7494): nobody fetches
 # from this host's bg-httpd any more.
 background_end() {
-	wait_for $(slow 120) $tcp request dt-collector 7494 ping
+	$tcp request -w $(slow 240) dt-collector 7494 ping > /dev/null 2>&1
 	kill "$bg_httpd" 2>/dev/null
 }
 
@@ -88,7 +88,7 @@ record() {
 	say "loading dtracer.ko, recording to dt-collector"
 	check "modprobe dtracer" modprobe dtracer
 	check "probe armed" sh -c "echo 1 > $sys/probe"
-	check "the collector is up" wait_for $(slow 120) $tcp request dt-collector 7496 ping
+	check "the collector is up" $tcp request -w $(slow 240) dt-collector 7496 ping
 	check "dtracer record --collector dt-collector --gate thread" sh -c \
 		"$dtracer record --collector dt-collector --gate thread > $DT_RESULTS/record.log 2>&1"
 }
@@ -103,7 +103,7 @@ stop() {
 	check "dtracer stop" sh -c "$dtracer stop > $DT_RESULTS/stop.log 2>&1"
 	cat $sys/stats > "$DT_RESULTS/stats"
 	check "told dt-collector this session is closed" \
-		wait_for 60 $tcp request dt-collector 7495 done
+		$tcp request -w 120 dt-collector 7495 done
 	check "rmmod dtracer" rmmod dtracer
 	background_end
 	say "done"
@@ -178,8 +178,8 @@ dt-client)
 	background http://dt-proxy:8080/bg.html
 	record
 	background_flows http://dt-proxy:8080/bg.html
-	check "dt-proxy is serving and recording" wait_for $(slow 300) $tcp request dt-proxy 7498 ping
-	check "dt-backend is serving and recording" wait_for $(slow 300) $tcp request dt-backend 7499 ping
+	check "dt-proxy is serving and recording" $tcp request -w $(slow 600) dt-proxy 7498 ping
+	check "dt-backend is serving and recording" $tcp request -w $(slow 600) dt-backend 7499 ping
 	say "sending $N requests (curl, flagged) through nginx to the backend"
 	set --
 	i=0
@@ -194,8 +194,8 @@ dt-client)
 		sh -c "[ \$(grep -c '^200 65536 ' $DT_RESULTS/curl.txt) -eq $N ]"
 	# Its bg-curl goes through nginx, which quits once told "done".
 	background_stop
-	check "told dt-proxy we are done" wait_for 60 $tcp request dt-proxy 7497 done
-	check "told dt-backend we are done" wait_for 60 $tcp request dt-backend 7497 done
+	check "told dt-proxy we are done" $tcp request -w 120 dt-proxy 7497 done
+	check "told dt-backend we are done" $tcp request -w 120 dt-backend 7497 done
 	served curl $N
 	stop
 	;;

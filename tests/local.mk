@@ -26,7 +26,7 @@ unit_tests = %reldir%/unit/test-parse %reldir%/unit/test-ranges \
 check_PROGRAMS = $(unit_tests) %reldir%/tools/dt-tcp %reldir%/tools/dt-pcap \
 	%reldir%/tools/dt-retime %reldir%/tools/dt-view-fixture \
 	%reldir%/tools/dt-export-check %reldir%/tools/dt-crowd %reldir%/tools/dt-inject \
-	%reldir%/tools/dt-httpd
+	%reldir%/tools/dt-httpd %reldir%/tools/dt-sample
 tests_unit_test_hull_SOURCES = %reldir%/unit/test-hull.c %reldir%/unit/tap.h \
 	collector/sync/hull.c collector/sync/hull.h
 tests_unit_test_hull_CPPFLAGS = $(COLLECTOR_CPPFLAGS) -I$(srcdir)/tests/unit
@@ -97,6 +97,8 @@ tests_unit_test_ranges_CPPFLAGS = -I$(srcdir)/dtracer -I$(srcdir)/tests/unit
 tests_tools_dt_tcp_SOURCES = %reldir%/tools/dt-tcp.c
 tests_tools_dt_tcp_CPPFLAGS = -D_DEFAULT_SOURCE
 tests_tools_dt_tcp_LDADD = -lpthread
+tests_tools_dt_sample_SOURCES = %reldir%/tools/dt-sample.c
+tests_tools_dt_sample_CPPFLAGS = -D_DEFAULT_SOURCE
 tests_tools_dt_httpd_SOURCES = %reldir%/tools/dt-httpd.c
 tests_tools_dt_httpd_CPPFLAGS = -D_GNU_SOURCE
 tests_tools_dt_httpd_LDADD = -lpthread

@@ -20,7 +20,7 @@ gate=${DT_COLLECT_GATE:-thread}
 record() {
 	check "modprobe dtracer" modprobe dtracer
 	check "probe armed" sh -c "echo 1 > $sys/probe"
-	check "the collector is up" wait_for $(slow 120) $tcp request dt-d 7496 ping
+	check "the collector is up" $tcp request -w $(slow 240) dt-d 7496 ping
 	check "dtracer record streams to dt-d" sh -c \
 		"$dtracer record --collector dt-d --gate $gate ${DT_COLLECT_RECORD:-} > /tmp/record.log 2>&1"
 	diag "$(tr '\n' ';' < /tmp/record.log)"
@@ -53,7 +53,7 @@ stop() {
 		check "dtracer stop removed both triggers" sh -c \
 			"! lttng list-triggers | grep -q 'name: dtracer-dtracer'"
 	fi
-	check "told dt-d this session is closed" wait_for 60 $tcp request dt-d 7495 done
+	check "told dt-d this session is closed" $tcp request -w 120 dt-d 7495 done
 	check "rmmod dtracer" rmmod dtracer
 }
 
@@ -87,8 +87,8 @@ dt-d)
 	;;
 dt-a)
 	record
-	check "dt-b is recording" wait_for $(slow 180) $tcp request dt-b 7498 ping
-	check "dt-c is recording" wait_for $(slow 180) $tcp request dt-c 7499 ping
+	check "dt-b is recording" $tcp request -w $(slow 360) dt-b 7498 ping
+	check "dt-c is recording" $tcp request -w $(slow 360) dt-c 7499 ping
 	N=$N bash -c '
 		echo $$ > /sys/distributed-tracer/add_pid || exit 1
 		i=0
@@ -105,8 +105,8 @@ dt-a)
 		sh -c "[ \$(grep -cx echo:hello /tmp/answers) -eq $N ]"
 	check "dtracer counted one answer per request ($(stat_of answers) of $N)" \
 		test "$(stat_of answers)" -eq "$N"
-	check "told dt-b we are done" wait_for 60 $tcp request dt-b 7497 done
-	check "told dt-c we are done" wait_for 60 $tcp request dt-c 7497 done
+	check "told dt-b we are done" $tcp request -w 120 dt-b 7497 done
+	check "told dt-c we are done" $tcp request -w 120 dt-c 7497 done
 	stop
 	;;
 dt-b)

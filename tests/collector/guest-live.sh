@@ -103,8 +103,8 @@ dt-a)
 		wait_for 60 grep -q '^# dt-a: following session dtracer' /tmp/watch.out
 	$tcp serve -4 7496 0 > /dev/null 2>&1 &
 	ready=$!
-	check "dt-b is recording" wait_for $(slow 180) $tcp request dt-b 7498 ping
-	check "dt-c is serving" wait_for $(slow 180) $tcp request dt-c 7499 ping
+	check "dt-b is recording" $tcp request -w $(slow 360) dt-b 7498 ping
+	check "dt-c is serving" $tcp request -w $(slow 360) dt-c 7499 ping
 	check "the watcher follows dt-b's session" \
 		wait_for 60 grep -q '^# dt-b: following session dtracer' /tmp/watch.out
 	requests $P1
@@ -135,8 +135,8 @@ dt-a)
 	cp /tmp/watch.out "$DT_RESULTS/watch-live.txt"
 	cp /tmp/live.html "$DT_RESULTS/live.html" 2>/dev/null
 	lead 3 7480 120
-	check "told dt-b we are done" wait_for 60 $tcp request dt-b 7497 done
-	check "told dt-c we are done" wait_for 60 $tcp request dt-c 7497 done
+	check "told dt-b we are done" $tcp request -w 120 dt-b 7497 done
+	check "told dt-c we are done" $tcp request -w 120 dt-c 7497 done
 	stop
 	check "dt-b and dt-c closed their sessions" timeout $(slow 300) $tcp serve -4 7495 2
 	kill $ready
@@ -157,7 +157,7 @@ dt-a)
 	;;
 dt-b)
 	load
-	check "dt-a is up" wait_for $(slow 120) $tcp request dt-a 7496 ping
+	check "dt-a is up" $tcp request -w $(slow 240) dt-a 7496 ping
 	record
 	socat TCP4-LISTEN:7400,fork,reuseaddr TCP4:dt-c:7401 2> /tmp/socat.err &
 	socat=$!
@@ -172,7 +172,7 @@ dt-b)
 	check "dt-a says it is done" timeout $(slow 400) $tcp serve -4 7497 1
 	kill $socat $ready
 	stop
-	check "told dt-a this session is closed" wait_for 60 $tcp request dt-a 7495 done
+	check "told dt-a this session is closed" $tcp request -w 120 dt-a 7495 done
 	;;
 dt-c)
 	load
@@ -186,7 +186,7 @@ dt-c)
 		not_ok "the server answered every request"
 	kill $ready
 	stop
-	check "told dt-a this session is closed" wait_for 60 $tcp request dt-a 7495 done
+	check "told dt-a this session is closed" $tcp request -w 120 dt-a 7495 done
 	;;
 esac
 dt_finish

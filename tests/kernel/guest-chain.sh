@@ -86,8 +86,8 @@ capture
 
 case $DT_HOST in
 dt-a)
-	check "dt-c is up" wait_for $(slow 120) $tcp request dt-c 7299 ping
-	check "dt-b is up" wait_for $(slow 120) $tcp request dt-b 7298 ping
+	check "dt-c is up" $tcp request -w $(slow 240) dt-c 7299 ping
+	check "dt-b is up" $tcp request -w $(slow 240) dt-b 7298 ping
 	# The client: bash itself, flagged, talking through /dev/tcp.
 	answer_wait=$(slow 60) bash -c '
 		echo $$ > /sys/distributed-tracer/add_pid || exit 1
@@ -101,8 +101,8 @@ dt-a)
 	check "the client is still flagged after the answer (manual)" \
 		grep -q '^[0-9]* [0-9]* manual$' /tmp/still
 	check "an unflagged request through the same chain" $tcp request dt-b 7200 plain
-	check "told dt-b we are done" wait_for $(slow 120) $tcp request dt-b 7297 done
-	check "told dt-c we are done" wait_for $(slow 120) $tcp request dt-c 7297 done
+	check "told dt-b we are done" $tcp request -w $(slow 240) dt-b 7297 done
+	check "told dt-c we are done" $tcp request -w $(slow 240) dt-c 7297 done
 	mkfifo /tmp/mute.in
 	follow 1 7210 dt-c mute_open
 	follow 2 7210 dt-c mute_close

@@ -41,7 +41,7 @@ dt-a)
 	n=$(awk '$2 > 0 && $3 > 0' /tmp/rounds | wc -l)
 	[ "$n" -eq 6 ] && ok "marked segments arrived and flagged the iperf3 server in each round" ||
 		not_ok "marked segments arrived and flagged the iperf3 server in $n rounds of 6: $(cat /tmp/rounds)"
-	check "told dt-b our rounds are done" wait_for 60 $tcp request dt-b 7405 done
+	check "told dt-b our rounds are done" $tcp request -w 120 dt-b 7405 done
 	check "dt-b's stream is over" timeout $(slow 300) $tcp serve -4 7402 1
 	kill $iperf
 
@@ -76,17 +76,17 @@ dt-b)
 	# Now a steady marked stream for dt-a's rounds.
 	check "modprobe dtracer" modprobe dtracer
 	check "probe armed, iperf3 flagged" sh -c "echo 1 > $sys/probe && echo $iperf > $sys/add_pid"
-	check "told dt-a the marked stream flows" wait_for 60 $tcp request dt-a 7401 go
+	check "told dt-a the marked stream flows" $tcp request -w 120 dt-a 7401 go
 	check "dt-a's rounds are done" timeout $(slow 1200) $tcp serve -4 7405 1
 	check "the iperf3 stream is still flowing after all rounds" kill -0 $iperf
 	kill $iperf
 	wait $iperf
 	check "rmmod dtracer" rmmod dtracer
-	check "told dt-a the stream is over" wait_for 60 $tcp request dt-a 7402 over
+	check "told dt-a the stream is over" $tcp request -w 120 dt-a 7402 over
 
 	check "modprobe dtracer" modprobe dtracer
 	check "probe armed" sh -c "echo 1 > $sys/probe"
-	check "dt-a's echo server is up" wait_for 60 $tcp request dt-a 7403 ping
+	check "dt-a's echo server is up" $tcp request -w 120 dt-a 7403 ping
 	bad=0 i=0
 	while [ $i -lt 100 ]; do
 		i=$((i + 1))
@@ -98,7 +98,7 @@ dt-b)
 	diag "$(cat $sys/stats)"
 	n=$(stat_of marks_sent)
 	[ "$n" -ge 100 ] && ok "stats: marks_sent $n" || not_ok "stats: marks_sent $n, expected at least 100"
-	check "told dt-a we are done" wait_for 60 $tcp request dt-a 7404 done
+	check "told dt-a we are done" $tcp request -w 120 dt-a 7404 done
 	check "rmmod dtracer" rmmod dtracer
 	;;
 esac

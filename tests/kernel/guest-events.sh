@@ -24,8 +24,8 @@ check "tracing" lttng start
 
 case $DT_HOST in
 dt-a)
-	check "dt-c is up" wait_for $(slow 120) $tcp request dt-c 7499 ping
-	check "dt-b is up" wait_for $(slow 120) $tcp request dt-b 7498 ping
+	check "dt-c is up" $tcp request -w $(slow 240) dt-c 7499 ping
+	check "dt-b is up" $tcp request -w $(slow 240) dt-b 7498 ping
 	bash -c '
 		echo $$ > /sys/distributed-tracer/add_pid || exit 1
 		echo $$ > /tmp/client
@@ -37,8 +37,8 @@ dt-a)
 		echo $$ > /sys/distributed-tracer/remove_pid' > /tmp/client.err 2>&1
 	check "the client got the answer through the middle" grep -qx echo:hello /tmp/answer
 	cp /tmp/client "$DT_RESULTS/client"
-	check "told dt-b we are done" wait_for $(slow 120) $tcp request dt-b 7497 done
-	check "told dt-c we are done" wait_for $(slow 120) $tcp request dt-c 7497 done
+	check "told dt-b we are done" $tcp request -w $(slow 240) dt-b 7497 done
+	check "told dt-c we are done" $tcp request -w $(slow 240) dt-c 7497 done
 	;;
 dt-b)
 	socat TCP4-LISTEN:7400,fork,reuseaddr TCP4:dt-c:7401 2> /tmp/socat.err &

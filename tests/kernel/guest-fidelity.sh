@@ -50,12 +50,10 @@ redis=$DT_BUILDDIR/tests/vm/build/redis/bin
 sys=/sys/distributed-tracer
 N=20
 
-# sample FILE: list_pid every 0.1 s into FILE, until killed.
+# sample FILE: list_pid every 0.1 s into FILE, until killed (dt-sample:
+# one process, where a loop of cat and sleep took a processor).
 sample() {
-	while :; do
-		cat $sys/list_pid
-		sleep 0.1
-	done > "$1" 2>/dev/null &
+	$DT_BUILDDIR/tests/tools/dt-sample 100 $sys/list_pid > "$1" 2>/dev/null &
 	sampler=$!
 }
 
@@ -164,8 +162,8 @@ stop_capture() {
 # client_begin PHASE NAME PORTS: dt-a waits for dt-b and dt-c, captures.
 client_begin() {
 	base=$((7600 + 20 * $1))
-	check "[$2] dt-b is ready" wait_for $(slow 300) $tcp request dt-b $((base + 1)) go
-	check "[$2] dt-c is ready" wait_for $(slow 300) $tcp request dt-c $((base + 1)) go
+	check "[$2] dt-b is ready" $tcp request -w $(slow 600) dt-b $((base + 1)) go
+	check "[$2] dt-c is ready" $tcp request -w $(slow 600) dt-c $((base + 1)) go
 	capture "$2" "$3"
 }
 
@@ -364,12 +362,12 @@ server() {
 	sample /tmp/samples-$_name
 	check "[$_name] dt-a started" timeout $(slow 600) $tcp serve -4 $((base + 1)) 1
 	check "[$_name] dt-a's flagged client is done" \
-		wait_for $(slow 600) $tcp request dt-a $((base + 2)) go
+		$tcp request -w $(slow 1200) dt-a $((base + 2)) go
 	none_flagged_after "$_name"
 	kill $sampler
 	cp /tmp/samples-$_name "$DT_RESULTS/"
 	check "[$_name] only the server's threads were flagged here" pids_are /tmp/samples-$_name "$@"
-	check "[$_name] told dt-a" wait_for 60 $tcp request dt-a $((base + 3)) done
+	check "[$_name] told dt-a" $tcp request -w 120 dt-a $((base + 3)) done
 }
 
 # truth NAME COUNT: dt-httpd's log of the phase: every flagged request

@@ -36,7 +36,7 @@ dt-a)
 dt-b)
 	check "lttng-sessiond starts" lttng-sessiond -d
 	check "dt-a is reachable over TCP" \
-		wait_for $(slow 120) sh -c "$tcp request dt-a 7000 hello > /tmp/answer"
+		sh -c "$tcp request -w $(slow 240) dt-a 7000 hello > /tmp/answer"
 	check "dt-a's answer is right" grep -qx 'echo:hello' /tmp/answer
 	check "session streamed to dt-a" \
 		lttng create stream --set-url=net://dt-a

@@ -118,7 +118,7 @@ dt-a)
 dt-b)
 	check "modprobe dtracer" modprobe dtracer
 	check "probe armed" sh -c "echo 1 > $sys/probe"
-	check "dt-a is reachable" wait_for $(slow 120) $tcp request dt-a 7101 ping
+	check "dt-a is reachable" $tcp request -w $(slow 240) dt-a 7101 ping
 
 	flagged $tcp request dt-a 7100 hello 20 > /tmp/f.out 2>&1 &
 	f=$!

@@ -125,4 +125,32 @@ probs=$(leftovers "dtvm-$child" "$out2/")
 [ -z "$probs" ]
 tap_result $? "no namespace or QEMU process left after the kill"
 [ -z "$probs" ] || echo "$probs" | tap_diag_stdin
+
+# 4. The guests' waiting tools, which wait in one process (under
+#    emulation a shell loop that starts processes while it waits takes a
+#    processor): dt-tcp request -w tries again until a server answers or
+#    its seconds have passed; dt-sample reads a file again and again.
+tcp=$DT_BUILDDIR/tests/tools/dt-tcp
+(sleep 1 && exec "$tcp" serve -4 7391 1 > /dev/null 2>&1) &
+late=$!
+answer=$("$tcp" request -w 30 127.0.0.1 7391 hello 2> "$out/wait.err")
+rc=$?
+wait $late
+[ $rc = 0 ] && [ "$answer" = echo:hello ] && [ ! -s "$out/wait.err" ]
+tap_result $? "dt-tcp request -w waits for a server started 1 s later ($answer, exit $rc)"
+t0=$(date +%s)
+"$tcp" request -w 2 127.0.0.1 7392 hello > /dev/null 2> "$out/wait.err"
+rc=$? took=$(($(date +%s) - t0))
+[ $rc = 1 ] && [ "$took" -ge 2 ] && [ "$(grep -c . "$out/wait.err")" = 1 ] &&
+	grep -q 'cannot connect to 127.0.0.1 port 7392' "$out/wait.err"
+tap_result $? "... and gives up when nobody listens for its 2 s, with one error (exit $rc after $took s)"
+echo sampled > "$out/sampled"
+"$DT_BUILDDIR/tests/tools/dt-sample" 50 "$out/sampled" > "$out/samples" &
+sampler=$!
+sleep 1
+kill $sampler
+wait $sampler 2> /dev/null
+n=$(grep -cx sampled "$out/samples")
+[ "$n" -ge 3 ] && [ "$(grep -cvx sampled "$out/samples")" = 0 ]
+tap_result $? "dt-sample writes the file's contents again and again ($n times in 1 s, every 50 ms)"
 tap_done

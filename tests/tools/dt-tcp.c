@@ -9,9 +9,15 @@
  *       (sink), read until the peer shuts its side, then answer with the
  *       byte count and a newline. With -n (no answer), read until the
  *       peer shuts its side and close without a word.
- *   dt-tcp request HOST PORT MESSAGE [REPEAT]
+ *   dt-tcp request [-w SECONDS] HOST PORT MESSAGE [REPEAT]
  *       connect, send MESSAGE and read the answer, REPEAT times (default
  *       1); print the last answer; exit 0 only if every answer was right.
+ *       With -w, try again every 100 ms until that succeeds or SECONDS
+ *       have passed (the name not resolving yet, nobody listening, a
+ *       wrong answer): the guests' hand-shakes, which a shell loop
+ *       would make by starting a process every time (under emulation,
+ *       a processor's whole time while it waits); only the last
+ *       attempt's error is printed.
  *   dt-tcp send HOST PORT BYTES
  *       connect, write BYTES bytes ('F') in one write(), shut the write
  *       side, read the answer of a sink; exit 0 if it is BYTES.
@@ -64,7 +70,7 @@ static int usage(void)
 {
 	fprintf(stderr,
 		"usage: dt-tcp serve [-4|-6] [-d MS [-e K]] [-s|-n] PORT [COUNT]\n"
-		"       dt-tcp request HOST PORT MESSAGE [REPEAT]\n"
+		"       dt-tcp request [-w SECONDS] HOST PORT MESSAGE [REPEAT]\n"
 		"       dt-tcp send HOST PORT BYTES\n"
 		"       dt-tcp duo HOST PORT ROUNDS CHUNK\n"
 		"       dt-tcp rr HOST PORT SECONDS\n"
@@ -210,6 +216,9 @@ static int serve(int argc, char **argv)
 	return 0;
 }
 
+/* Errors of attempts that will be retried are not printed. */
+static bool quiet;
+
 static int connect_to(const char *host, const char *port)
 {
 	struct addrinfo hints = { 0 }, *ai, *p;
@@ -218,7 +227,8 @@ static int connect_to(const char *host, const char *port)
 	hints.ai_socktype = SOCK_STREAM;
 	err = getaddrinfo(host, port, &hints, &ai);
 	if (err) {
-		fprintf(stderr, "dt-tcp: %s: %s\n", host, gai_strerror(err));
+		if (!quiet)
+			fprintf(stderr, "dt-tcp: %s: %s\n", host, gai_strerror(err));
 		return -1;
 	}
 	for (p = ai; p; p = p->ai_next) {
@@ -230,7 +240,7 @@ static int connect_to(const char *host, const char *port)
 		fd = -1;
 	}
 	freeaddrinfo(ai);
-	if (fd < 0)
+	if (fd < 0 && !quiet)
 		fprintf(stderr, "dt-tcp: cannot connect to %s port %s: %s\n",
 			host, port, strerror(errno));
 	return fd;
@@ -253,27 +263,17 @@ static int read_answer(int fd, const char *msg, char *buf, size_t want)
 	       strcmp(buf + strlen(PREFIX), msg);
 }
 
-static int request(int argc, char **argv)
+/* One request: 0 and the last answer printed, or 1. */
+static int request_once(char **argv, long repeat)
 {
-	long repeat = 1, i;
-	size_t len, want;
+	size_t len = strlen(argv[2]), want = strlen(PREFIX) + len;
 	char *buf;
+	long i;
 	int fd, bad = 0;
 
-	if (argc < 3 || argc > 4)
-		return usage();
-	if (argc == 4 && parse_count(argv[3], &repeat))
-		return 2;
-	len = strlen(argv[2]);
-	if (len == 0 || len > BUFSZ) {
-		fprintf(stderr, "dt-tcp: the message must be 1 to %d bytes\n",
-			BUFSZ);
-		return 2;
-	}
 	fd = connect_to(argv[0], argv[1]);
 	if (fd < 0)
 		return 1;
-	want = strlen(PREFIX) + len;
 	buf = malloc(want + 1);
 	if (!buf) {
 		close(fd);
@@ -286,11 +286,55 @@ static int request(int argc, char **argv)
 	}
 	if (!bad)
 		printf("%s\n", buf);
-	else
+	else if (!quiet)
 		fprintf(stderr, "dt-tcp: wrong or missing answer\n");
 	free(buf);
 	close(fd);
 	return bad;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int request(int argc, char **argv)
+{
+	long repeat = 1, wait_s = -1;
+	size_t len;
+	double end;
+
+	if (argc >= 2 && !strcmp(argv[0], "-w")) {
+		if (parse_count(argv[1], &wait_s))
+			return 2;
+		argc -= 2;
+		argv += 2;
+	}
+	if (argc < 3 || argc > 4)
+		return usage();
+	if (argc == 4 && parse_count(argv[3], &repeat))
+		return 2;
+	len = strlen(argv[2]);
+	if (len == 0 || len > BUFSZ) {
+		fprintf(stderr, "dt-tcp: the message must be 1 to %d bytes\n",
+			BUFSZ);
+		return 2;
+	}
+	if (wait_s < 0)
+		return request_once(argv, repeat);
+	end = now_s() + (double)wait_s;
+	quiet = true;
+	while (request_once(argv, repeat)) {
+		if (now_s() >= end) {
+			quiet = false;
+			return request_once(argv, repeat);
+		}
+		sleep_ms(100);
+	}
+	return 0;
 }
 
 static int send_bytes(int argc, char **argv)
@@ -399,14 +443,6 @@ static int duo(int argc, char **argv)
 		;
 	close(duo_state.fd);
 	return duo_state.failed;
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 /*

@@ -79,13 +79,26 @@ slow() {
 	fi
 }
 
+# wait_for SECONDS CMD...: until CMD succeeds; fails once it has slept
+# twice SECONDS between attempts (the attempts' own time aside, as the
+# fixed 0.2 s naps before counted only themselves: under emulation an
+# attempt costs 0.2 to 1 s). The naps double from 0.1 s to 0.5 s (a
+# state that lasts 3 s, such as t-chain's server serving, is still
+# seen): every attempt starts processes, which under emulation take the
+# guest's processor, and a test's guests share the host's two cores; a
+# loop polling five times a second kept one busy as long as it waited.
+# A hand-shake with another guest is dt-tcp request -w, which waits in
+# one process.
 wait_for() {
-	_tries=$(($1 * 5))
+	_left=$(($1 * 20))
+	_nap=1
 	shift
 	while ! "$@" >/dev/null 2>&1; do
-		_tries=$((_tries - 1))
-		[ "$_tries" -gt 0 ] || return 1
-		sleep 0.2
+		[ "$_left" -gt 0 ] || return 1
+		sleep "$((_nap / 10)).$((_nap % 10))"
+		_left=$((_left - _nap))
+		[ "$_nap" -ge 5 ] || _nap=$((_nap * 2))
+		[ "$_nap" -le 5 ] || _nap=5
 	done
 }
 
@@ -111,10 +124,10 @@ follow() {
 	_n=$1 _port=$2 _host=$3
 	shift 3
 	check "step $_n: $_host is ready" \
-		wait_for "$(slow 600)" $DT_BUILDDIR/tests/tools/dt-tcp request $_host $((_port + _n)) go
+		$DT_BUILDDIR/tests/tools/dt-tcp request -w "$(slow 1200)" $_host $((_port + _n)) go
 	"$@"
 	check "step $_n: told $_host it is done" \
-		wait_for 60 $DT_BUILDDIR/tests/tools/dt-tcp request $_host $((_port + 10 + _n)) done
+		$DT_BUILDDIR/tests/tools/dt-tcp request -w 120 $_host $((_port + 10 + _n)) done
 }
 
 # tcpdump_stop PID ERR: stop the tcpdump PID (its standard error in ERR)
