@@ -65,6 +65,10 @@ unsigned int dt_flags_max_propagations(void)
 	       READ_ONCE(dt_propagation_rate.burst) : 0;
 }
 
+/*
+ * A new limit starts a new second: the propagations counted under the
+ * old one (up to 1,000 by default) do not use up the new budget.
+ */
 void dt_flags_set_max_propagations(unsigned int per_second)
 {
 	unsigned long irq;
@@ -72,6 +76,9 @@ void dt_flags_set_max_propagations(unsigned int per_second)
 	spin_lock_irqsave(&dt_flags_lock, irq);
 	WRITE_ONCE(dt_propagation_rate.burst, per_second);
 	WRITE_ONCE(dt_propagation_rate.interval, per_second ? HZ : 0);
+	dt_propagation_rate.begin = 0;
+	dt_propagation_rate.printed = 0;
+	dt_propagation_rate.missed = 0;
 	spin_unlock_irqrestore(&dt_flags_lock, irq);
 }
 

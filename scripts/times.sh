@@ -101,6 +101,7 @@ END {
 				for (m = k; m > 1 && subname["check", m - 1] > subname["check", m]; m--) {
 					tn = subname["check", m]; subname["check", m] = subname["check", m - 1]; subname["check", m - 1] = tn
 					ts = subsecs["check", m]; subsecs["check", m] = subsecs["check", m - 1]; subsecs["check", m - 1] = ts
+					tc = subcpu["check", m]; subcpu["check", m] = subcpu["check", m - 1]; subcpu["check", m - 1] = tc
 				}
 			for (k = 1; k <= nsub["check"]; k++)
 				row("  " subname["check", k], subsecs["check", k], subcpu["check", k], \

@@ -104,13 +104,15 @@ sh "$limit" sh "$out/burns.sh" > "$out/burns.tap"
 line=$(sed -n 1p "$out/times.tsv")
 echo "$line" | awk -F '\t' '$2 ~ /burns\.sh$/ && $6 ~ /^[0-9]+$/ && $6 >= 1 && $6 <= $3 + 1 { ok = 1 } END { exit !ok }'
 tap_result $? "a test's processor seconds are recorded beside its seconds ($line)"
-printf 'build\t10\t\t17\n' > "$out/phases.tsv"
+printf 'build\t10\t\t17\nlane B: y\t20\tcheck\t13\nlane A: x\t25\tcheck\t31\ncheck\t30\t\t44\n' > "$out/phases.tsv"
 sh "$DT_SRCDIR/scripts/times.sh" "$out/phases.tsv" "$out/times.tsv" > "$out/table.txt" 2>&1
 cpu=$(echo "$line" | cut -f6)
 grep -q "burns\.sh .*cpu $cpu s" "$out/table.txt" &&
 	grep -Eq "^  build +10 s .*cpu +17 s" "$out/table.txt" &&
-	grep -Eq "^  total .*cpu +17 s  [0-9]+% of [0-9]+ cores" "$out/table.txt"
-tap_result $? "scripts/times.sh shows them per test, per phase and in all"
+	grep -Eq "^    lane A: x +25 s .*cpu +31 s" "$out/table.txt" &&
+	grep -Eq "^    lane B: y +20 s .*cpu +13 s" "$out/table.txt" &&
+	grep -Eq "^  total +40 s .*cpu +61 s  [0-9]+% of [0-9]+ cores" "$out/table.txt"
+tap_result $? "scripts/times.sh shows them per test, per phase and lane step (in lane order), and in all"
 tap_diag_stdin < "$out/table.txt"
 
 # Skips: reported as skips, except under CI=true.

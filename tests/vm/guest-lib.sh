@@ -132,17 +132,33 @@ follow() {
 
 # tcpdump_stop PID ERR: stop the tcpdump PID (its standard error in ERR)
 # once it has written every packet the kernel gave it: its counts, asked
-# with SIGUSR1 ("N packets captured, M packets received by filter"),
-# agree; at most 30 s (slow). A tcpdump starved of CPU under emulation
-# lags behind the kernel, which hands packets over in blocks: killed
-# after a fixed second, it lost the last ones (31 of 296 once).
+# with SIGUSR1 ("N packets captured, M packets received by filter, K
+# packets dropped by kernel"), agree (N + K reaches M), or N has stopped
+# growing for 4 askings in a row (about 2 s: the traffic is over, and a
+# tcpdump that had packets left would have written some; a middle host
+# of t-chain on Debian 13 kept M above N + K, and the loop waited its
+# whole 30 s or more); at most 30 s (slow). A tcpdump starved of CPU
+# under emulation lags behind the kernel, which hands packets over in
+# blocks: killed after a fixed second, it lost the last ones (31 of 296
+# once).
 tcpdump_stop() {
 	_tries=$(($(slow 30) * 5))
+	_last=-1 _same=0
 	while [ "$_tries" -gt 0 ] && kill -USR1 "$1" 2> /dev/null; do
 		sleep 0.2
-		tail -n 1 "$2" | awk '$4 ~ /^captured/ && $7 == "received" {
-			seen = 1; exit !($2 == $5) }
-			END { if (!seen) exit 1 }' && break
+		_v=$(tail -n 1 "$2" | awk '$4 ~ /^captured/ && $7 == "received" {
+			printf "_cap=%d _rec=%d _drop=%d", $2, $5, $10 }')
+		if [ -n "$_v" ]; then
+			eval "$_v"
+			[ $((_cap + _drop)) -lt "$_rec" ] || break
+			if [ "$_cap" = "$_last" ]; then
+				_same=$((_same + 1))
+				[ "$_same" -lt 4 ] || break
+			else
+				_same=0
+			fi
+			_last=$_cap
+		fi
 		_tries=$((_tries - 1))
 	done
 	kill "$1"
