@@ -60,8 +60,10 @@ background_flows() {
 	bg_before=$(grep -c '^ok$' /tmp/bg-curl.log)
 }
 
-bg_fetches() {
-	echo $(($(grep -c '^ok$' /tmp/bg-curl.log) - bg_before))
+# bg_fetched N: the loop has fetched N times since it was ready.
+bg_fetched() {
+	n=$(($(grep -c '^ok$' /tmp/bg-curl.log) - bg_before))
+	[ "$n" -ge "$1" ]
 }
 
 # Called once the requests are answered, before this host says so (the
@@ -69,9 +71,9 @@ bg_fetches() {
 # since it was ready, however slow the guests, then stops. The bg-httpd
 # stays up for the host that fetches from it, until background_end.
 background_stop() {
-	wait_for $(slow 60) sh -c "[ \$(grep -c '^ok$' /tmp/bg-curl.log) -ge $((bg_before + 3)) ]"
+	wait_for $(slow 60) bg_fetched 3
 	kill "$bg_loop" 2>/dev/null
-	n=$(bg_fetches)
+	bg_fetched 0
 	echo "$n" > "$DT_RESULTS/background"
 	check "background traffic ran beside the requests ($n fetches)" \
 		test "$n" -ge 3

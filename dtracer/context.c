@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Request contexts: the threads moving between them (the contexts
- * themselves, their references and their end: ctx.c). A context starts when a thread reads
- * marked request bytes on a socket (ingress.c); the threads serving it
- * point at it (their entries in the thread table, flags.c), and so do two
- * kinds of socket entries (sockets.c): the request's socket ("served":
- * whoever writes there writes this request's response) and the
- * connections the context sent requests on ("outstanding": whoever reads
- * the answer there works for this context again).
+ * themselves, their references and their end: ctx.c). A context starts
+ * when a thread reads marked request bytes on a socket (ingress.c); the
+ * threads serving it point at it (their entries in the thread table,
+ * flags.c), and so do two kinds of socket entries (sockets.c): the
+ * request's socket ("served": whoever writes there writes this
+ * request's response) and the connections the context sent requests on
+ * ("outstanding": whoever reads the answer there works for this context
+ * again).
  *
  * A thread is in one context at a time: the request it works for now.
  * Reading a request moves it to that request's context; reading the

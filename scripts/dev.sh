@@ -24,11 +24,11 @@ check | demo) ;;
 esac
 
 # phase NAME: the seconds since the previous phase ended go to NAME,
-# with the processor seconds its commands used (tests/cpu-lib.sh).
+# with the processor seconds its commands used (tests/times-lib.sh).
 DT_PHASES=$PWD/tests/phases.tsv
 DT_TIMES=$PWD/tests/times.tsv
 export DT_PHASES DT_TIMES
-. tests/cpu-lib.sh
+. tests/times-lib.sh
 phase_t=$(date +%s) phase_cpu=0
 phase() {
 	_now=$(date +%s)

@@ -9,7 +9,7 @@
 # a part of one, "NAME<TAB>SECONDS<TAB>PHASE<TAB>CPU" (tests/lanes.sh: the
 # steps of each lane of the check phase, lane B's make distcheck among
 # them), listed under its phase and not counted again. CPU: processor
-# seconds (user and system, tests/cpu-lib.sh), optional.
+# seconds (user and system, tests/times-lib.sh), optional.
 # TESTS: one line a test, "PHASE<TAB>PATH<TAB>SECONDS<TAB>STATED<TAB>
 # STATUS<TAB>CPU" (tests/limit.sh writes it; STATED is the test's own "#
 # seconds: N", "-" if it states none; CPU optional; PHASE "part": a part

@@ -23,21 +23,22 @@
 # summaries are tests/lane-a*.log, tests/lane-b.log and, per test of the
 # pool, tests/lane-pool-TEST.log. With DT_PHASES set (dev.sh), each
 # step's seconds are written there as "lane X: STEP<TAB>SECONDS<TAB>
-# check": parts of dev.sh's check phase (scripts/times.sh).
+# check<TAB>PROCESSOR SECONDS": parts of dev.sh's check phase
+# (scripts/times.sh).
 #
 # Run by make (the top build folder, MAKE set); exits 0 when both lanes
 # passed.
 set -u
 : "${MAKE:=make}" "${LANE_A:=}" "${LANE_A_AFTER:=}" "${LANE_B:=}" \
 	"${LANE_POOL:=}"
-. "${LANES_SRCDIR:-.}/tests/cpu-lib.sh"
+. "${LANES_SRCDIR:-.}/tests/times-lib.sh"
 jobs=$(nproc 2> /dev/null || echo 2)
 keep=$PWD/tests/distcheck
 pool=tests/lanes-pool
 # The pool's longest first (as each states, "# seconds: N"), so that
 # what is left at the end is short: the lanes end about together.
 LANE_POOL=$(for _t in $LANE_POOL; do
-	_s=$(sed -n '1,30s/^# seconds: *\([0-9][0-9]*\).*/\1/p' "${LANES_SRCDIR:-.}/$_t" 2> /dev/null | head -n 1)
+	_s=$(stated_seconds "${LANES_SRCDIR:-.}/$_t")
 	echo "${_s:-0} $_t"
 done | sort -k1,1nr | cut -d' ' -f2 | tr '\n' ' ')
 rm -rf "$keep" "$pool" tests/lane-b.status tests/lane-b.built tests/lane-pool-*.log
@@ -47,7 +48,7 @@ echo "check-lanes: lane B: check-suite-build$(echo " $LANE_B" | sed 's| [^ ]*/| 
 echo "check-lanes: then either:$(echo " $LANE_POOL" | sed 's| [^ ]*/| |g')"
 
 # step LANE NAME COMMAND...: COMMAND, its seconds and processor seconds
-# (tests/cpu-lib.sh) to DT_PHASES. Its own variables (the lanes'
+# (tests/times-lib.sh) to DT_PHASES. Its own variables (the lanes'
 # statuses are _rc, _prc and sa).
 step() {
 	_lane=$1 _name=$2

@@ -24,7 +24,7 @@
 # every process of it that was waited for: its guests' QEMUs among them;
 # on a 2-core machine, the figure that adds up). scripts/times.sh prints
 # the table from it.
-. "$(dirname "$0")/cpu-lib.sh"
+. "$(dirname "$0")/times-lib.sh"
 limit=${DT_TEST_LIMIT:-1500}
 t0=$(date +%s)
 vm=${DT_VM_TIMEOUT:-600}
@@ -35,7 +35,7 @@ name=${name##*/}
 # A test that states more than a third of the limit (t-release.sh's
 # runs) gets three times what it states.
 expect=-
-[ -f "$path" ] && expect=$(sed -n '1,30s/^# seconds: *\([0-9][0-9]*\).*/\1/p' "$path" | head -n 1)
+[ -f "$path" ] && expect=$(stated_seconds "$path")
 [ -n "$expect" ] && [ "$expect" != - ] && [ $((expect * 3)) -gt "$limit" ] &&
 	limit=$((expect * 3))
 

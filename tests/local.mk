@@ -166,7 +166,7 @@ EXTRA_DIST += $(build_tests) $(kernel_tests) \
 	%reldir%/kernel/guest-lan.sh \
 	%reldir%/kernel/guest-harness.sh \
 	%reldir%/kernel/guest-harness-own.sh \
-	%reldir%/limit.sh %reldir%/cpu-lib.sh %reldir%/driver.sh %reldir%/lanes.sh \
+	%reldir%/limit.sh %reldir%/times-lib.sh %reldir%/driver.sh %reldir%/lanes.sh \
 	%reldir%/vm/vm.sh %reldir%/vm/tap.sh %reldir%/vm/guest-lib.sh \
 	%reldir%/vm/guest-init.sh %reldir%/vm/initramfs-init \
 	%reldir%/vm/mkinitramfs.sh %reldir%/vm/mkmodtree.sh \

@@ -2,6 +2,7 @@
 # part on the other Debian release): how they report the runs they make.
 # release_test (set before sourcing) names the test in DT_TIMES's part
 # lines.
+. "$DT_SRCDIR/tests/times-lib.sh"
 
 # part LABEL SECONDS STATED RC: one part's time, for scripts/times.sh
 # (tests/limit.sh's DT_TIMES).
@@ -12,7 +13,7 @@ part() {
 
 # stated TEST: the seconds TEST states ("# seconds: N"), "-" if none.
 stated() {
-	_s=$(sed -n '1,30s/^# seconds: *\([0-9][0-9]*\).*/\1/p' "$DT_SRCDIR/$1" | head -n 1)
+	_s=$(stated_seconds "$DT_SRCDIR/$1")
 	echo "${_s:--}"
 }
 
