@@ -23,8 +23,16 @@
 # folder (scripts/dev.sh sets it), ccache is installed, and this runs as
 # root with unshare: otherwise the same build runs where it is, without
 # ccache (DT_DKMSTREE=DKMSTREE). The compilers are ccache's (its
-# /usr/lib/ccache first in PATH), CCACHE_DIR=DT_CCACHE.
+# /usr/lib/ccache first in PATH), CCACHE_DIR=DT_CCACHE, in ccache's
+# depend mode (CCACHE_DEPEND): a miss compiles once and takes the
+# dependencies from Kbuild's own -MMD instead of running the
+# preprocessor first (the fork's trace event headers make that costly:
+# a cold build of the fork through ccache took 376 processor seconds
+# without it, 283 with it, 269 without ccache); hits are the same
+# direct-mode hits.
 set -eu
+CCACHE_DEPEND=1
+export CCACHE_DEPEND
 
 fixed=/run/dtracer-kbuild
 
