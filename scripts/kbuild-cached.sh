@@ -1,9 +1,9 @@
 #!/bin/sh
-# Build the lttng-modules fork, or run a DKMS build of dtracer, so that
-# ccache can tell when it compiled the same thing before in this run:
-# the main build, make distcheck's, DKMS's in tests/build/t-install.sh
-# and the Debian 13 builds compile the same fork from folders with
-# different names, and Kbuild hands gcc absolute paths (it compiles from
+# Build the lttng-modules fork or our modules, or run a DKMS build of
+# dtracer, so that ccache can tell when it compiled the same thing
+# before in this run: the main build, make distcheck's, DKMS's in
+# tests/build/t-install.sh and the Debian 13 builds compile the same
+# sources from folders with different names, and Kbuild hands gcc absolute paths (it compiles from
 # the kernel's folder), so ccache's base_dir cannot make them equal.
 # Here each build sees its folders at one fixed path instead, the one a
 # DKMS build of this version has, in a mount namespace of its own
@@ -14,6 +14,13 @@
 #       fork's Makefile; MAKEARGS give KERNELDIR= and the target), with
 #       SRC at FIXED/dtracer/VERSION/build/lttng-modules and PRIVATE at
 #       FIXED/dtracer/VERSION/build/kernel-private/RELEASE
+#   kbuild-cached.sh module VERSION KDIR NAME BUILD LMSRC MAKEARGS...
+#       make -C KDIR M=.../NAME [LTTNG_SRC=.../lttng-modules] MAKEARGS...:
+#       our module NAME (dtracer or probes), with BUILD/dtracer,
+#       BUILD/probes and the fork's LMSRC (- for none: dtracer.ko needs
+#       no fork) at FIXED/dtracer/VERSION/build/dtracer, probes and
+#       lttng-modules (the probe module includes ../dtracer and the
+#       fork's headers)
 #   kbuild-cached.sh dkms DKMSTREE CMD...
 #       CMD (dkms add/build ... --dkmstree "$DT_DKMSTREE") with
 #       DT_DKMSTREE=FIXED showing DKMSTREE: DKMS builds in
@@ -81,6 +88,37 @@ fork)
 		sh "$fixed" "$b" "$(cd "$src" && pwd -P)" "$(cd "$priv" && pwd -P)" \
 		"$release" "$@"
 	;;
+module)
+	[ $# -ge 5 ] || die "usage: module VERSION KDIR NAME BUILD LMSRC MAKEARGS..."
+	version=$1 kdir=$2 name=$3 build=$4 lmsrc=$5
+	shift 5
+	if [ "$lmsrc" != - ]; then
+		lmsrc=$(cd "$lmsrc" && pwd -P) || die "no fork source in $5"
+		set -- LTTNG_SRC="$lmsrc" "$@"
+	fi
+	if ! cached; then
+		exec make -C "$kdir" M="$build/$name" "$@"
+	fi
+	b=$fixed/dtracer/$version/build
+	mkdir -p "$fixed" "$DT_CCACHE"
+	exec unshare -m --propagation "$(propagation)" sh -c '
+		fixed=$1 b=$2 kdir=$3 name=$4 build=$5 lmsrc=$6
+		shift 6
+		mount -t tmpfs -o mode=0755 dtracer-kbuild "$fixed" &&
+		mkdir -p "$b/dtracer" "$b/probes" "$b/lttng-modules" &&
+		mount --bind "$build/dtracer" "$b/dtracer" &&
+		mount --bind "$build/probes" "$b/probes" || exit 1
+		if [ "$lmsrc" != - ]; then
+			shift
+			mount --bind "$lmsrc" "$b/lttng-modules" || exit 1
+			set -- LTTNG_SRC="$b/lttng-modules" "$@"
+		fi
+		PATH=/usr/lib/ccache:$PATH CCACHE_DIR=$DT_CCACHE
+		export PATH CCACHE_DIR
+		exec make -C "$kdir" M="$b/$name" "$@"' \
+		sh "$fixed" "$b" "$kdir" "$name" "$(cd "$build" && pwd -P)" \
+		"$lmsrc" "$@"
+	;;
 dkms)
 	[ $# -ge 2 ] || die "usage: dkms DKMSTREE CMD..."
 	tree=$1
@@ -102,6 +140,6 @@ dkms)
 		sh "$fixed" "$(cd "$tree" && pwd -P)" "$@"
 	;;
 *)
-	die "usage: kbuild-cached.sh fork VERSION RELEASE SRC PRIVATE MAKEARGS... | dkms DKMSTREE CMD..."
+	die "usage: kbuild-cached.sh fork VERSION RELEASE SRC PRIVATE MAKEARGS... | module VERSION KDIR NAME BUILD LMSRC MAKEARGS... | dkms DKMSTREE CMD..."
 	;;
 esac
