@@ -172,10 +172,17 @@ LANE_A = tests/kernel/t-mark.sh tests/kernel/t-trust.sh \
 LANE_A_AFTER = %reldir%/t-release.sh
 LANE_B = %reldir%/t-release-build.sh
 LANE_HOST = $(unit_tests) $(build_tests) $(fuzz_tests)
+# What the lanes' tests use, made first on both cores: the test tools
+# and check_DATA, less Debian 13's part (lane B's first step) and the
+# unit tests and fuzz targets, which only distcheck's build runs
+# (LANE_HOST) and so builds.
 check-lanes: all-am
 	@set -- ; for f in $(check_DATA); do \
-		case $$f in $(SUITE_BUILD)/built.stamp) ;; *) set -- "$$@" "$$f" ;; esac; \
-	done; $(MAKE) $(AM_MAKEFLAGS) $(check_PROGRAMS) "$$@"
+		case " $(SUITE_BUILD)/built.stamp $(fuzz_bins) " in \
+		*" $$f "*) ;; *) set -- "$$@" "$$f" ;; esac; \
+	done; for p in $(check_PROGRAMS); do \
+		case $$p in tests/tools/*) set -- "$$@" "$$p" ;; esac; \
+	done; $(MAKE) $(AM_MAKEFLAGS) -j$$(nproc 2> /dev/null || echo 2) "$$@"
 	@a= after= b= pool=; for t in $(TESTS); do \
 		case " $(LANE_A) " in *" $$t "*) a="$$a $$t"; continue ;; esac; \
 		case " $(LANE_A_AFTER) " in *" $$t "*) after="$$after $$t"; continue ;; esac; \
