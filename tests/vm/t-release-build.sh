@@ -26,7 +26,8 @@ t0=$(date +%s)
 DT_SUITE=$suite sh "$DT_SRCDIR/tests/vm/check-kernel.sh" install \
 	$DT_INSTALL_TESTS > "$ilog" 2>&1
 rc=$?
-part "build and install [$suite build]" $(($(date +%s) - t0)) - $rc
+# The part is all of this test: it states this test's seconds.
+part "build and install [$suite build]" $(($(date +%s) - t0)) "$(stated "$release_test")" $rc
 tap_result $rc "[$suite build] configure, make and make check in the $suite root"
 [ $rc = 0 ] || tail -n 15 "$ilog" | tap_diag_stdin
 want=$(grep "^$suite " "$DT_SRCDIR/lttng-modules/releases" | cut -d' ' -f2)
