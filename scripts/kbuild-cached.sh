@@ -3,8 +3,9 @@
 # dtracer, so that ccache can tell when it compiled the same thing
 # before in this run: the main build, make distcheck's, DKMS's in
 # tests/build/t-install.sh and the Debian 13 builds compile the same
-# sources from folders with different names, and Kbuild hands gcc absolute paths (it compiles from
-# the kernel's folder), so ccache's base_dir cannot make them equal.
+# sources from folders with different names, and Kbuild hands gcc
+# absolute paths (it compiles from the kernel's folder), so ccache's
+# base_dir cannot make them equal.
 # Here each build sees its folders at one fixed path instead, the one a
 # DKMS build of this version has, in a mount namespace of its own
 # (nothing stays mounted).
@@ -93,7 +94,9 @@ module)
 	version=$1 kdir=$2 name=$3 build=$4 lmsrc=$5
 	shift 5
 	if [ "$lmsrc" != - ]; then
-		lmsrc=$(cd "$lmsrc" && pwd -P) || die "no fork source in $5"
+		_lm=$(cd "$lmsrc" 2> /dev/null && pwd -P) ||
+			die "no fork source at $lmsrc (the fork is built first)"
+		lmsrc=$_lm
 		set -- LTTNG_SRC="$lmsrc" "$@"
 	fi
 	if ! cached; then

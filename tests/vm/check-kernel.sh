@@ -62,8 +62,8 @@ root=$sroot/root
 # in_root LOG CMD...: run CMD in the release's root (an environment of
 # its own: PATH, DT_CCACHE; no KCFLAGS, as scripts/dev.sh's -g0 would
 # leave Debian 13's pahole no DWARF to make module BTF from), with the
-# source and build folders (and DT_CCACHE's, scripts/kbuild-cached.sh) at their own
-# paths (bind mounts in a mount namespace of its own: nothing stays
+# source and build folders (and DT_CCACHE's, scripts/kbuild-cached.sh)
+# at their own paths (bind mounts in a mount namespace of its own: nothing stays
 # mounted), at nice DT_BUILD_NICE (default 19: make check-kernel's guests
 # keep their time beside it; make check-lanes's lane B gives 0, as its
 # lane must not wait on the other's guests).

@@ -13,6 +13,7 @@ export PATH
 # this runs as few as it can (6 instead of 22: about 1.5 s of each boot):
 # shell built-ins where they do, one mount for the API file systems, one
 # ip for the addresses.
+#
 # /proc first: until it is mounted, /proc is the host's (the shared
 # root), and mount -a would take the host's mounts for the guest's.
 mount -t proc proc /proc
