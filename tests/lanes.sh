@@ -41,8 +41,7 @@ LANE_POOL=$(for _t in $LANE_POOL; do
 	_s=$(stated_seconds "${LANES_SRCDIR:-.}/$_t")
 	echo "${_s:-0} $_t"
 done | sort -k1,1nr | cut -d' ' -f2 | tr '\n' ' ')
-rm -rf "$keep" "$pool" tests/lane-a.status tests/lane-b.status tests/lane-b.built \
-	tests/lane-pool-*.log
+rm -rf "$keep" "$pool" tests/lane-b.built tests/lane-pool-*.log
 mkdir -p "$pool" || exit 1
 echo "check-lanes: lane A:$(echo " $LANE_A $LANE_A_AFTER" | sed 's| [^ ]*/| |g')"
 echo "check-lanes: lane B: check-suite-build$(echo " $LANE_B" | sed 's| [^ ]*/| |g') distcheck"
@@ -106,10 +105,7 @@ lane_b() {
 	return $_rc
 }
 
-{
-	lane_b
-	echo $? > tests/lane-b.status
-} &
+lane_b &
 lane_b_pid=$!
 
 lane_a() {
@@ -131,14 +127,12 @@ lane_a() {
 # Lane A in a subshell of its own too: a shell's `times` counts every
 # child it has reaped, and this one would reap lane B's whole subshell
 # in the middle of one of lane A's steps.
-{
-	lane_a
-	echo $? > tests/lane-a.status
-} &
+lane_a &
 lane_a_pid=$!
-wait $lane_a_pid $lane_b_pid
-sa=$(cat tests/lane-a.status 2> /dev/null || echo 1)
-sb=$(cat tests/lane-b.status 2> /dev/null || echo 1)
-rm -rf tests/lane-a.status tests/lane-b.status tests/lane-b.built tests/lane-?.cpu "$pool"
+wait $lane_a_pid
+sa=$?
+wait $lane_b_pid
+sb=$?
+rm -rf tests/lane-b.built tests/lane-?.cpu "$pool"
 echo "check-lanes: lane A exit $sa, lane B exit $sb"
 [ "$sa" = 0 ] && [ "$sb" = 0 ]
