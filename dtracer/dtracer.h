@@ -28,6 +28,8 @@
  *   dt_gate_lock (gate.c), then dt_syscalls_lock (syscalls.c, which
  *   registers its kretprobes under it and takes dt_narrow_lock under
  *   it); dt_trust_lock alone (it serialises writers of the trust list).
+ * - deferred.c's dt_pending_lock (spin_lock_irqsave) is a leaf: taken
+ *   with no other lock of dtracer's held, nothing taken under it.
  * - Entries are freed with kfree_rcu(); nothing sleeps under any of them.
  * - A function that must run under a lock asserts it: lockdep for locks,
  *   sock_owned_by_me() for a socket's, RCU_LOCKDEP_WARN for RCU. A lock
@@ -84,6 +86,7 @@ enum dt_stat {
 	DT_STAT_DROP_UNWRITABLE,	/* segments that could not be marked */
 	DT_STAT_RECV_NO_SOCKET,		/* marked segments with no full socket */
 	DT_STAT_MARKS_OUT_OF_WINDOW,	/* ... outside the receive window */
+	DT_STAT_DROP_DEFERRED,		/* deferred calls not followed: full */
 	DT_STAT_COUNT
 };
 
@@ -146,6 +149,7 @@ enum dt_reason {
 	DT_REASON_INHERITED = DTRACER_FLAG_INHERITED,	/* child of a flagged one */
 	DT_REASON_RESUMED = DTRACER_FLAG_RESUMED,	/* back to a context */
 	DT_REASON_HANDOFF = DTRACER_FLAG_HANDOFF,	/* woken to serve one */
+	DT_REASON_DEFERRED = DTRACER_FLAG_DEFERRED,	/* its deferred call */
 };
 
 enum dt_unflag {
@@ -162,6 +166,7 @@ struct dt_sender {
 	pid_t tid, pid;
 	enum dt_reason reason;
 	bool client;			/* flagged for no request of its own */
+	bool answered;			/* it wrote its context's response */
 	struct dt_ctx *ctx;		/* else its context (valid under RCU) */
 };
 
@@ -253,10 +258,26 @@ int dt_egress_arm(void);
 void dt_egress_disarm(void);
 unsigned long dt_egress_missed(void);
 
+/* deferred.c: an event loop's requests, until each one's upstream call. */
+enum dt_fwd {
+	DT_FWD_NONE,		/* no forward: the writer's context decides */
+	DT_FWD_UNTRACED,	/* an untraced request's call */
+	DT_FWD_TRACED,		/* a traced request's call */
+};
+
+bool dt_loop_read(const struct sock *sk, bool serving, u32 *pos);
+void dt_loop_queue(u32 pos, struct dt_ctx *c);
+void dt_loop_responded(const struct sock *sk);
+enum dt_fwd dt_loop_forward(const struct sock *sk, bool counted,
+			    struct dt_ctx **c);
+void dt_loop_answered(const struct dt_ctx *c);
+void dt_loop_reset(void);
+
 /* handoff.c: a thread serving a request hands it to the threads it wakes. */
 int dt_handoff_arm(void);
 void dt_handoff_disarm(void);
 void dt_handoff_answered(const struct dt_ctx *c);
+bool dt_in_pool(void);
 
 /* ingress.c: detect marked segments, flag the threads that read them. */
 int dt_ingress_arm(void);
@@ -287,6 +308,9 @@ int dt_gate_attach(void (*changed)(bool on));
 void dt_gate_detach(void);
 int dt_gate_syscall_probes(void *entry, void *exit);
 bool dt_gate_record(void);
+
+/* scope.c: whether a thread's system call is its request's. */
+bool dt_scope_foreign(const struct dt_ctx *c);
 
 /* syscalls.c: system call tracepoints only for flagged threads. */
 void dt_syscalls_init(void);

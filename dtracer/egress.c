@@ -123,17 +123,6 @@ static enum dt_kind dt_tail_kind(const struct dt_sock *ds, u32 seq)
 }
 
 /*
- * A connection accepted from a listener keeps the listener's backlog
- * (sk_clone_lock() copies it, nothing resets it): on it this host serves.
- * One made by connect() never listened: on it this host asks. A listener
- * made with listen(fd, 0) passes its connections for asking ones.
- */
-static bool dt_serving_side(const struct sock *sk)
-{
-	return READ_ONCE(sk->sk_max_ack_backlog) > 0;
-}
-
-/*
  * Connections that untraced threads opened lately: the socket and when,
  * one slot per hash of the socket (a later one takes the slot). Read at
  * the first write on a connection by a thread working for a request.
@@ -144,26 +133,46 @@ static bool dt_serving_side(const struct sock *sk)
 static struct {
 	const struct sock *sk;
 	unsigned long at;
+	bool untraced;		/* for an untraced request */
 } dt_connects[1 << DT_CONNECTS_BITS];
 
-/* Whether an untraced thread opened sk lately. */
-static bool dt_connected_untraced(const struct sock *sk)
+static void dt_connect_note(const struct sock *sk, bool untraced)
+{
+	unsigned int i = hash_ptr(sk, DT_CONNECTS_BITS);
+
+	WRITE_ONCE(dt_connects[i].sk, sk);
+	WRITE_ONCE(dt_connects[i].at, jiffies);
+	WRITE_ONCE(dt_connects[i].untraced, untraced);
+}
+
+/* Whether sk's connect was noted lately (and for an untraced request). */
+static bool dt_connect_noted(const struct sock *sk, bool untraced)
 {
 	unsigned int i = hash_ptr(sk, DT_CONNECTS_BITS);
 
 	return READ_ONCE(dt_connects[i].sk) == sk &&
 	       time_before(jiffies, READ_ONCE(dt_connects[i].at) +
-				    DT_CONNECT_AGE);
+				    DT_CONNECT_AGE) &&
+	       (!untraced || READ_ONCE(dt_connects[i].untraced));
+}
+
+/* Whether sk has sent nothing yet and its connect was noted. */
+static bool dt_first_write(const struct sock *sk, bool untraced)
+{
+	return READ_ONCE(tcp_sk(sk)->bytes_sent) == 0 &&
+	       dt_connect_noted(sk, untraced);
 }
 
 /*
  * What current's write on sk is (see the file comment), and for which
  * context (*owner, NULL for a client's or unmarked bytes): by, its flag
- * (NULL if none); ds, sk's entry (NULL if none; under its lock).
+ * (NULL if none); ds, sk's entry (NULL if none; under its lock); fwd,
+ * deferred.c's word on it (fwd_ctx: the context it names).
  */
 static enum dt_kind dt_send_kind(const struct sock *sk,
 				 const struct dt_sender *by,
-				 const struct dt_sock *ds, struct dt_ctx **owner)
+				 const struct dt_sock *ds, enum dt_fwd fwd,
+				 struct dt_ctx *fwd_ctx, struct dt_ctx **owner)
 {
 	if (ds)
 		lockdep_assert_held(&ds->lock);
@@ -179,9 +188,15 @@ static enum dt_kind dt_send_kind(const struct sock *sk,
 		*owner = ds->outstanding;
 		return *owner ? DT_REQUEST : DT_UNMARKED;
 	}
-	if (by && !dt_serving_side(sk) &&
-	    !(READ_ONCE(tcp_sk(sk)->bytes_sent) == 0 &&
-	      dt_connected_untraced(sk))) {
+	if (fwd == DT_FWD_TRACED) {
+		/* An event loop's deferred call (deferred.c). */
+		*owner = fwd_ctx;
+		return DT_REQUEST;
+	}
+	if (fwd == DT_FWD_UNTRACED)
+		return DT_UNMARKED;
+	if (by && !by->answered && !dt_serving_side(sk) &&
+	    !dt_first_write(sk, true)) {
 		*owner = by->ctx;
 		return DT_REQUEST;
 	}
@@ -220,7 +235,8 @@ static void dt_writer_open(struct dt_sock *ds, u32 seq, enum dt_kind kind,
  * that should be marked on a socket that cannot be followed (table
  * full, counted) is unmarked. Under RCU (the contexts read stay valid).
  */
-static bool dt_send_begin(struct sock *sk, const struct dt_sender *by)
+static bool dt_send_begin(struct sock *sk, const struct dt_sender *by,
+			  enum dt_fwd fwd, struct dt_ctx *fwd_ctx)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
 	struct dt_ctx *owner;
@@ -233,7 +249,8 @@ static bool dt_send_begin(struct sock *sk, const struct dt_sender *by)
 	RCU_LOCKDEP_WARN(!rcu_read_lock_held(),
 			 "write recorded outside an RCU read-side section");
 	ds = dt_sock_find(sk);
-	if (!ds && dt_send_kind(sk, by, NULL, &owner) != DT_UNMARKED)
+	if (!ds &&
+	    dt_send_kind(sk, by, NULL, fwd, fwd_ctx, &owner) != DT_UNMARKED)
 		ds = dt_sock_get(sk);
 	if (!ds) {
 		if (by && !by->client)
@@ -247,7 +264,7 @@ static bool dt_send_begin(struct sock *sk, const struct dt_sender *by)
 	dt_ranges_prune(&ds->sent_resp, una);
 	/* A writer that slept in sendmsg (socket unlocked) wrote up to here. */
 	dt_writer_close(ds, seq);
-	kind = dt_send_kind(sk, by, ds, &owner);
+	kind = dt_send_kind(sk, by, ds, fwd, fwd_ctx, &owner);
 	ds->connecting = false;
 	if (kind != dt_tail_kind(ds, seq))
 		dt_close_tail(sk);
@@ -259,11 +276,15 @@ static bool dt_send_begin(struct sock *sk, const struct dt_sender *by)
 		dt_sock_set_ctx(ds, &ds->outstanding, NULL);
 	spin_unlock_irqrestore(&ds->lock, irq);
 	if (owner && !(by && (by->client || by->ctx == owner)))
-		dt_flags_enter(current, owner, DT_REASON_RESUMED);
+		dt_flags_enter(current, owner,
+			       owner == fwd_ctx ? DT_REASON_DEFERRED :
+						  DT_REASON_RESUMED);
 	else if (kind == DT_UNMARKED && by && !by->client)
 		dt_flags_leave(current);
-	if (kind == DT_RESPONSE)
+	if (kind == DT_RESPONSE) {
 		dt_handoff_answered(owner);
+		dt_loop_answered(owner);
+	}
 	return kind != DT_UNMARKED;
 }
 
@@ -271,17 +292,25 @@ static int dt_send_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct dt_send_ctx *ctx = (void *)ri->data;
 	struct sock *sk = (void *)regs_get_kernel_argument(regs, 0);
+	enum dt_fwd fwd = DT_FWD_NONE;
+	struct dt_ctx *fwd_ctx = NULL;
 	struct dt_sender by;
 	bool flagged, marked;
 
+	/* Every write counts, traced or not: an event loop's order. */
+	if (dt_serving_side(sk))
+		dt_loop_responded(sk);
+	else
+		fwd = dt_loop_forward(sk, dt_first_write(sk, false), &fwd_ctx);
 	/* Nothing flagged, nothing followed: the usual case, no call. */
-	if (!atomic_read(&dt_trace_active) && !dt_socks_count())
+	if (!atomic_read(&dt_trace_active) && !dt_socks_count() && !fwd_ctx)
 		return 1;
 	rcu_read_lock();
 	flagged = dt_flag_sender(current, &by);
-	marked = (flagged || dt_socks_count()) &&
-		 dt_send_begin(sk, flagged ? &by : NULL);
+	marked = (flagged || dt_socks_count() || fwd_ctx) &&
+		 dt_send_begin(sk, flagged ? &by : NULL, fwd, fwd_ctx);
 	rcu_read_unlock();
+	dt_ctx_put(fwd_ctx);
 	ctx->sk = sk;
 	/* Only marked writes need the return: close the range. */
 	return !marked;
@@ -437,29 +466,38 @@ static bool dt_connect_nonblocking(const struct sock *sk)
  */
 static void dt_on_state(void *data, const struct sock *sk, int old, int new)
 {
-	unsigned int i = hash_ptr(sk, DT_CONNECTS_BITS);
+	struct dt_ctx *owner = NULL, *c;
 	struct dt_sender by;
 	struct dt_sock *ds;
 	unsigned long irq;
+	enum dt_fwd fwd;
+	bool flagged;
 
 	if (new != TCP_SYN_SENT || sk->sk_protocol != IPPROTO_TCP)
 		return;
+	/* A connect can be an event loop's forward (deferred.c). */
+	fwd = dt_loop_forward(sk, false, &c);
 	rcu_read_lock();
-	if (!dt_flag_sender(current, &by)) {
-		if (dt_connect_nonblocking(sk)) {
-			WRITE_ONCE(dt_connects[i].sk, sk);
-			WRITE_ONCE(dt_connects[i].at, jiffies);
-		}
-	} else if (!by.client) {
+	flagged = dt_flag_sender(current, &by);
+	if (fwd != DT_FWD_NONE)
+		dt_connect_note(sk, fwd == DT_FWD_UNTRACED);
+	else if (!flagged && dt_connect_nonblocking(sk))
+		dt_connect_note(sk, true);
+	if (fwd == DT_FWD_TRACED)
+		owner = c;
+	else if (fwd == DT_FWD_NONE && flagged && !by.client && !by.answered)
+		owner = by.ctx;
+	if (owner) {
 		ds = dt_sock_get_connecting(sk);
 		if (ds) {
 			spin_lock_irqsave(&ds->lock, irq);
 			ds->connecting = true;
-			dt_sock_set_ctx(ds, &ds->outstanding, by.ctx);
+			dt_sock_set_ctx(ds, &ds->outstanding, owner);
 			spin_unlock_irqrestore(&ds->lock, irq);
 		}
 	}
 	rcu_read_unlock();
+	dt_ctx_put(c);
 }
 
 static struct tracepoint *dt_tp_state;

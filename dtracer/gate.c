@@ -6,10 +6,12 @@
  *   off     the fork records as stock LTTng;
  *   global  every event while some thread is flagged (dt_trace_active
  *           non-zero), none otherwise: the original prototype's contract;
- *   thread  events of flagged threads; in interrupt and softirq context,
- *           the interrupts of a flagged thread and of an idle CPU (where
- *           a request's packets arrive while its threads wait), none of
- *           an unflagged busy thread.
+ *   thread  events of flagged threads, but those of a thread in a
+ *           request's context during a read or write system call on
+ *           another TCP connection (scope.c); in interrupt and softirq
+ *           context, the interrupts of a flagged thread and of an idle
+ *           CPU (where a request's packets arrive while its threads
+ *           wait), none of an unflagged busy thread.
  * dtracer's own events (probes/) bypass the gate in every mode. The gate
  * applies only while the probe is armed: with probe 0 dtracer is inactive
  * and the fork records as stock LTTng, whatever the mode.
@@ -193,6 +195,23 @@ int dt_gate_syscall_probes(void *entry, void *exit)
 EXPORT_SYMBOL_GPL(dt_gate_syscall_probes);
 
 /*
+ * Mode thread, an event of current (a task's, or an interrupt of a busy
+ * thread): whether current is flagged, and in task context, not working
+ * on another connection than its request's (scope.c).
+ */
+static bool dt_gate_thread(void)
+{
+	struct dt_sender by;
+	bool pass;
+
+	rcu_read_lock();
+	pass = dt_flag_sender(current, &by) &&
+	       (!in_task() || by.client || !dt_scope_foreign(by.ctx));
+	rcu_read_unlock();
+	return pass;
+}
+
+/*
  * Whether the event happening now may be recorded. Any context; called
  * by the fork with preemption disabled.
  */
@@ -201,7 +220,7 @@ bool dt_gate_record(void)
 	switch (READ_ONCE(dt_gate_mode)) {
 	case DT_GATE_THREAD:
 		if (in_task() || !is_idle_task(current))
-			return dt_flagged(current);
+			return dt_gate_thread();
 		fallthrough;
 	case DT_GATE_GLOBAL:
 		return atomic_read(&dt_trace_active) != 0;

@@ -77,7 +77,7 @@ void dt_handoff_answered(const struct dt_ctx *c)
 }
 
 /* Whether current's process handed a request off in the last while. */
-static bool dt_in_pool(void)
+bool dt_in_pool(void)
 {
 	u32 tgid = task_tgid_nr(current);
 	u64 v = atomic64_read(dt_pool_slot(tgid));

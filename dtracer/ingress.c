@@ -256,13 +256,16 @@ static void dt_read_take(struct dt_sock *ds, u32 now, u32 wseq,
  * memory) or a client leaves the request untraced here: the socket
  * serves none, so its answer is not marked either.
  */
-static void dt_read_request(struct sock *sk, struct dt_sock *ds)
+static void dt_read_request(struct sock *sk, struct dt_sock *ds,
+			    const u32 *pos)
 {
 	struct dt_ctx *c = dt_ctx_new(sk);
 	unsigned long irq;
 	bool in;
 
 	in = c && dt_flags_enter(current, c, DT_REASON_PROPAGATED);
+	if (in && pos)
+		dt_loop_queue(*pos, c);
 	spin_lock_irqsave(&ds->lock, irq);
 	dt_sock_set_ctx(ds, &ds->served, in ? c : NULL);
 	ds->served_seq = READ_ONCE(tcp_sk(sk)->write_seq);
@@ -292,7 +295,11 @@ static void dt_on_read(void *data, struct sock *sk)
 	struct dt_read r = { 0 };
 	struct dt_sender by;
 	struct dt_sock *ds;
+	bool fresh;
+	u32 pos;
 
+	/* Every read counts, traced or not: an event loop's order. */
+	fresh = dt_loop_read(sk, dt_serving_side(sk), &pos);
 	if (!dt_socks_count() && !atomic_read(&dt_trace_active))
 		return;
 	rcu_read_lock();
@@ -306,7 +313,7 @@ static void dt_on_read(void *data, struct sock *sk)
 		/* More of a request not answered yet: the same request. */
 		dt_flags_enter(current, r.served, DT_REASON_RESUMED);
 	} else if (r.request) {
-		dt_read_request(sk, ds);
+		dt_read_request(sk, ds, fresh ? &pos : NULL);
 	} else if (r.resume) {
 		dt_flags_enter(current, r.resume, DT_REASON_RESUMED);
 	} else {

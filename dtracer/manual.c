@@ -188,6 +188,7 @@ static const char *const dt_reason_names[] = {
 	[DT_REASON_INHERITED] = "inherited",
 	[DT_REASON_RESUMED] = "resumed",
 	[DT_REASON_HANDOFF] = "handoff",
+	[DT_REASON_DEFERRED] = "deferred",
 };
 
 /* One line of list_pid; returns its length, or 0 if it does not fit. */

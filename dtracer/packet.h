@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Finding the TCP header of a packet at a netfilter hook: inline, as both
- * hooks ask it of every packet.
+ * Finding the TCP header of a packet at a netfilter hook, and the side of
+ * a connection a socket is: inline, as the packet paths ask them of every
+ * packet, read and write.
  */
 #ifndef DT_PACKET_H
 #define DT_PACKET_H
@@ -11,6 +12,7 @@
 #include <linux/skbuff.h>
 #include <net/ip.h>
 #include <net/ipv6.h>
+#include <net/sock.h>
 
 /*
  * Offset of the TCP header in skb, whose data starts at the network
@@ -31,6 +33,17 @@ static inline int dt_tcp_offset(struct sk_buff *skb, u8 pf)
 	if (ipv6_find_hdr(skb, &thoff, IPPROTO_TCP, NULL, NULL) != IPPROTO_TCP)
 		return -1;
 	return thoff;
+}
+
+/*
+ * A connection accepted from a listener keeps the listener's backlog
+ * (sk_clone_lock() copies it, nothing resets it): on it this host serves.
+ * One made by connect() never listened: on it this host asks. A listener
+ * made with listen(fd, 0) passes its connections for asking ones.
+ */
+static inline bool dt_serving_side(const struct sock *sk)
+{
+	return READ_ONCE(sk->sk_max_ack_backlog) > 0;
 }
 
 #endif /* DT_PACKET_H */

@@ -57,6 +57,7 @@ static void dt_disarm(void)
 	dt_egress_disarm();
 	dt_ingress_disarm();
 	dt_sockets_disarm();
+	dt_loop_reset();
 }
 
 int dt_probe_set(bool arm)

@@ -34,6 +34,7 @@ static const char *const dt_stat_names[DT_STAT_COUNT] = {
 	[DT_STAT_DROP_UNWRITABLE] = "drops_unwritable",
 	[DT_STAT_RECV_NO_SOCKET] = "recv_no_socket",
 	[DT_STAT_MARKS_OUT_OF_WINDOW] = "marks_out_of_window",
+	[DT_STAT_DROP_DEFERRED] = "drops_deferred",
 };
 
 void dt_stat_inc(enum dt_stat s)

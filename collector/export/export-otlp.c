@@ -156,6 +156,8 @@ static json_object *otlp_attrs(struct ex *x, const struct dt_rq_span *s)
 	       dt_rq_flag_reason_name(s->flag_reason));
 	attr_s(x, a, "dtracer.end_reason",
 	       dt_rq_end_reason_name(s->end_reason));
+	if (s->guess)	/* the kernel guessed a hop into it */
+		attr_s(x, a, "dtracer.guess", "true");
 	attr_i(x, a, "dtracer.duration_ns", (int64_t)s->duration_ns);
 	if (s->flow.family) {	/* the request flow that flagged it */
 		attr_s(x, a, "dtracer.peer", dt_rq_flow_src(&s->flow, buf));

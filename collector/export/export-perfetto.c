@@ -162,6 +162,8 @@ static json_object *span_args(struct ex *x, const struct dt_rq_span *s)
 	put(x, a, "parent_span", json_object_new_int(s->parent));
 	put(x, a, "host", str(host_name(x->m, s->host)));
 	put(x, a, "flag_reason", str(dt_rq_flag_reason_name(s->flag_reason)));
+	if (s->guess)
+		put(x, a, "guess", json_object_new_boolean(1));
 	put(x, a, "end_reason", str(dt_rq_end_reason_name(s->end_reason)));
 	put(x, a, "duration_ns", i64((int64_t)s->duration_ns));
 	if (s->flow.family) {

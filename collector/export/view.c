@@ -70,6 +70,8 @@ static json_object *span(struct ex *x, const struct dt_rq_span *s,
 	put(x, o, "pid", i64(s->pid));
 	put(x, o, "name", str(s->procname));
 	put(x, o, "fr", str(dt_rq_flag_reason_name(s->flag_reason)));
+	if (s->guess)
+		put(x, o, "guess", json_object_new_boolean(1));
 	put(x, o, "er", str(dt_rq_end_reason_name(s->end_reason)));
 	put(x, o, "s", rel(s->start_ns, base));
 	put(x, o, "e", rel(s->end_ns, base));

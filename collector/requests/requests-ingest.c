@@ -162,6 +162,12 @@ static void ctx_note(struct host *h, uint64_t context, int32_t tid, int ri)
  * to the request's upstream call, after serving others): its span goes
  * on, the time away counted as waiting. Returns whether it did.
  */
+/* Whether a flag of this reason is the kernel's guess. */
+static bool guessed(int reason)
+{
+	return reason == DT_RQ_FLAG_HANDOFF || reason == DT_RQ_FLAG_DEFERRED;
+}
+
 static bool resume_span(struct dt_rq_builder *b, struct host *h,
 			struct thread *t, const struct dt_rq_event *ev)
 {
@@ -171,6 +177,7 @@ static bool resume_span(struct dt_rq_builder *b, struct host *h,
 	if (ri < 0 || !ev->context)
 		return false;
 	r = raw_at(b, ri);
+	r->guess |= guessed(ev->reason);
 	if (ev->ts > r->end_ts) {
 		struct piece p = { r->end_ts, ev->ts, ST_BLOCKED,
 				   DT_RQ_BLOCK_OTHER };
@@ -199,15 +206,17 @@ static int add_flag(struct dt_rq_builder *b, struct host *h, int hi,
 		return 0;
 	}
 	if ((ev->reason == DT_RQ_FLAG_RESUMED ||
-	     ev->reason == DT_RQ_FLAG_HANDOFF) && resume_span(b, h, t, ev))
+	     ev->reason == DT_RQ_FLAG_HANDOFF ||
+	     ev->reason == DT_RQ_FLAG_DEFERRED) && resume_span(b, h, t, ev))
 		return 0;
 	r.host = hi;
 	r.tid = ev->tid;
 	r.pid = ev->pid;
 	r.parent_tid = ev->parent;
-	r.flag = (unsigned)ev->reason <= DT_RQ_FLAG_HANDOFF ?
+	r.flag = (unsigned)ev->reason <= DT_RQ_FLAG_DEFERRED ?
 		 (enum dt_rq_flag_reason)ev->reason : DT_RQ_FLAG_MANUAL;
 	r.context = ev->context;
+	r.guess = guessed(ev->reason);
 	/* Another thread joining a request: a child of the one that began. */
 	r.origin = ev->context ? ctx_raw(h, ev->context, -1) : -1;
 	r.end = DT_RQ_END_OPEN;

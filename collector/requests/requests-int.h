@@ -40,6 +40,7 @@ struct raw {
 	struct dt_flow flow;
 	uint64_t context;	/* the host's request number, 0: none */
 	int origin;		/* resumed: the raw that started the request */
+	bool guess;		/* a handoff or deferred flag made it part */
 	GArray *pieces;		/* struct piece */
 	GArray *sys;		/* struct sysrec */
 	GArray *evts;		/* int64_t: the thread's own events */

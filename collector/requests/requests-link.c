@@ -133,7 +133,8 @@ void rq_link_raws(struct finish *F)
 		else if (r->flag == DT_RQ_FLAG_INHERITED)
 			r->parent = span_at(F, r->host, r->parent_tid,
 					    r->start);
-		else if (r->flag == DT_RQ_FLAG_RESUMED)
+		else if (r->flag == DT_RQ_FLAG_RESUMED ||
+			 r->flag == DT_RQ_FLAG_DEFERRED)
 			r->parent = r->origin;
 		else if (r->flag == DT_RQ_FLAG_HANDOFF)
 			r->parent = handed_by(F, r);

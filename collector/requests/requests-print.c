@@ -160,6 +160,8 @@ static void print_span(const struct dt_rq_model *m,
 		dt_rq_flag_reason_name(s->flag_reason));
 	if (s->flag_reason == DT_RQ_FLAG_PROPAGATED)
 		fprintf(f, " from %s", dt_rq_flow_src(&s->flow, src));
+	if (s->guess)
+		fprintf(f, " (a guess)");
 	fprintf(f, " .. %s\n", dt_rq_end_reason_name(s->end_reason));
 	print_summary(&s->sum, ind, f);
 	for (i = 0; i < r->n_messages; i++) {

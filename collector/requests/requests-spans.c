@@ -26,6 +26,7 @@ static int fill_span(struct finish *F, int v, int req, int parent_id,
 	s->pid = r->pid;
 	s->procname = strdup(r->procname ? r->procname : "?");
 	s->flag_reason = r->flag;
+	s->guess = r->guess;
 	s->end_reason = n->end_reason;
 	s->start_ns = n->start;
 	s->end_ns = n->end;

@@ -27,6 +27,7 @@ enum dt_rq_flag_reason {
 	DT_RQ_FLAG_INHERITED = 2,
 	DT_RQ_FLAG_RESUMED = 3,	/* another thread joined the request */
 	DT_RQ_FLAG_HANDOFF = 4,	/* a thread woken by one serving it */
+	DT_RQ_FLAG_DEFERRED = 5, /* an event loop writing its deferred call */
 };
 
 /* dtracer_unflag's reasons, plus how a span can end without one. */
@@ -89,6 +90,8 @@ struct dt_rq_span {
 	int32_t tid, pid;
 	char *procname;		/* the last procname context seen (exec) */
 	enum dt_rq_flag_reason flag_reason;
+	bool guess;		/* the kernel guessed a hop into it (handoff,
+				 * deferred): docs/limitations.md */
 	enum dt_rq_end_reason end_reason;
 	int64_t start_ns, end_ns;	/* merged clock, ns from origin */
 	uint64_t duration_ns;	/* dtracer_unflag's, 0 if none */

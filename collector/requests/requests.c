@@ -44,9 +44,9 @@ const char *dt_rq_flag_reason_name(enum dt_rq_flag_reason r)
 {
 	static const char *const names[] = { "manual", "propagated",
 					     "inherited", "resumed",
-					     "handoff" };
+					     "handoff", "deferred" };
 
-	return (unsigned)r < 5 ? names[r] : "unknown";
+	return (unsigned)r < 6 ? names[r] : "unknown";
 }
 
 const char *dt_rq_end_reason_name(enum dt_rq_end_reason r)

@@ -38,6 +38,7 @@ struct dtracer_addrs {
 #define DTRACER_FLAG_INHERITED	2	/* child of a flagged thread */
 #define DTRACER_FLAG_RESUMED	3	/* back to a request's context */
 #define DTRACER_FLAG_HANDOFF	4	/* woken by a thread serving one */
+#define DTRACER_FLAG_DEFERRED	5	/* writes a request's deferred call */
 
 /* dtracer_unflag's reason (enum dt_unflag). */
 #define DTRACER_UNFLAG_REMOVED	0	/* remove_pid */

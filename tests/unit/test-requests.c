@@ -4,9 +4,13 @@
  * concurrent requests, requests whose answer crossed no marked segment,
  * one client thread's successive requests, keep-alive, retransmissions,
  * inheritance, an event loop and its worker (request contexts: switched,
- * resumed, the last write), open spans, orphans, and the per-span
+ * resumed, the last write), a pool, an event loop's deferred call (a
+ * guess, said in the tree), open spans, orphans, and the per-span
  * kernel summary. Times in ns.
  */
+#define _POSIX_C_SOURCE 200809L	/* open_memstream */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "requests.h"
@@ -661,10 +665,65 @@ static void pool(void)
 	   m->spans[sr].parent == root && m->spans[sw].parent == sr,
 	   "pool: the worker handed the request is a child of its reader");
 	ok(sw >= 0 && m->spans[sw].flag_reason == DT_RQ_FLAG_HANDOFF &&
+	   m->spans[sw].guess && !m->spans[sr].guess &&
 	   !strcmp(dt_rq_flag_reason_name(m->spans[sw].flag_reason),
 		   "handoff") &&
 	   m->spans[sw].start_ns == 1700 && m->spans[sw].end_ns == 2100,
 	   "its span: handoff, from the wake-up to its last write");
+	dt_rq_model_free(m);
+}
+
+/*
+ * An event loop that defers its upstream call: b's 200 reads a's
+ * request (context 7), reads another (switched), then writes the call
+ * to c for context 7 (deferred: the kernel's guess from the order of
+ * reads and calls), comes back with c's answer and answers a. One span
+ * for the loop, c under it; the tree says the hop was guessed.
+ */
+static void deferred(void)
+{
+	struct dt_flow ab = flow(0, 1, 40000, 80), bc = flow(1, 2, 41000, 81);
+	struct dt_rq_model *m;
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f;
+	int sb, sc;
+
+	begin(3);
+	flag(0, 1000, 100, 0, (struct dt_flow){ 0 }, 100);
+	send(0, 1200, 100, ab, 1, 10);
+	recv(1, 1500, ab, 1, 10);
+	ctx_flag(1, 1600, 200, DT_RQ_FLAG_PROPAGATED, ab, 7);
+	ctx_unflag(1, 1700, 200, DT_RQ_UNFLAG_SWITCHED, 7, 0);
+	other(1, 1750, 200);
+	ctx_flag(1, 1900, 200, DT_RQ_FLAG_DEFERRED, ab, 7);
+	send(1, 1950, 200, bc, 7, 10);
+	ctx_unflag(1, 2000, 200, DT_RQ_UNFLAG_SWITCHED, 7, 0);
+	recv(2, 2100, bc, 7, 10);
+	ctx_flag(2, 2150, 300, DT_RQ_FLAG_PROPAGATED, bc, 1);
+	send(2, 2200, 300, rev(bc), 70, 20);
+	ctx_unflag(2, 2900, 300, DT_RQ_END_RESPONSE, 1, 650);
+	recv(1, 2400, rev(bc), 70, 20);
+	ctx_flag(1, 2500, 200, DT_RQ_FLAG_RESUMED, ab, 7);
+	send(1, 2600, 200, rev(ab), 90, 20);
+	ctx_unflag(1, 3000, 200, DT_RQ_END_RESPONSE, 7, 350);
+	recv(0, 3100, rev(ab), 90, 20);
+	unflag(0, 6000, 100, 0);
+	m = end();
+	sb = span_of(m, 0, host[1], 200);
+	sc = span_of(m, 0, host[2], 300);
+	ok(m->n_requests == 1 && m->n_spans == 3 && sb >= 0 && sc >= 0 &&
+	   m->spans[sc].parent == sb,
+	   "deferred: a -> b (the loop, one span) -> c (%d spans)",
+	   m->n_spans);
+	ok(sb >= 0 && m->spans[sb].guess && !m->spans[sc].guess &&
+	   !m->spans[m->requests[0].root].guess,
+	   "the loop's span is marked as guessed, no other");
+	f = open_memstream(&out, &len);
+	ok(f && dt_rq_print_tree(m, 0, f) == 0 && !fclose(f) && out &&
+	   strstr(out, "propagated from 10.0.0.1:40000 (a guess)"),
+	   "the tree says so: \"propagated from 10.0.0.1:40000 (a guess)\"");
+	free(out);
 	dt_rq_model_free(m);
 }
 
@@ -705,6 +764,7 @@ int main(void)
 	helper_thread();
 	event_loop();
 	pool();
+	deferred();
 	silent();
 	ok(!strcmp(dt_rq_flow_src(&f, buf), "10.0.0.1:40000") &&
 	   !strcmp(dt_rq_flow_dst(&f, buf), "10.0.0.2:80"), "flow addresses");

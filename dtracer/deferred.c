@@ -1,0 +1,304 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Deferred upstream calls: an event loop reads requests and makes each
+ * one's upstream call later (the next turn of its loop, or when a
+ * kept-alive upstream connection is free), in the order it read them.
+ * When the traced request's call is written, the thread has read other
+ * requests since, so the context it is in (the last request it read) is
+ * the wrong one; the upstream call it writes is the oldest request it
+ * read and has not forwarded yet.
+ *
+ * Per thread (a slot by hash of its id, written by that thread only):
+ * - reads: the requests it read, on connections a listener accepted (a
+ *   read on the socket of its previous read, nothing done between, is
+ *   more of the same request);
+ * - fwds: how many of them it forwarded, oldest first;
+ * - resps: the responses it wrote (more writes on the socket of its
+ *   previous write, nothing done between, are the same response);
+ * - last: what it did last: read a request, read an answer (on a
+ *   connection it opened), wrote a response, wrote a request.
+ * A request written on a connection the host opened (or a connect) is
+ * a forward:
+ * - right after an answer's read, it is no forward: a second call of the
+ *   request whose answer came (its context, resumed, if traced);
+ * - more of the same request (the same socket, nothing done between) is
+ *   no new forward;
+ * - else it is the oldest request read and not forwarded (a loop's
+ *   queue), if any.
+ * More responses than forwards say that requests were answered without
+ * an upstream call (a static file beside proxied ones, an error, a
+ * store that asks nobody): the oldest ones count as forwarded then, so
+ * the queue never keeps requests that are gone.
+ * A traced request read at position p is kept in dt_pending (its
+ * context, the reader, p) until the reader's forward at p takes it, its
+ * response is written, its socket goes, or after DT_PENDING_AGE; the
+ * forward at p is then the context's request (reason deferred, a guess
+ * named as such: the kernel sees the order, not the program's queue).
+ * A forward at another position is an untraced request's: unmarked.
+ * A process seen to hand requests between its threads (handoff.c: a
+ * pool, or Go's scheduler, where the thread that writes a call is seldom
+ * the one that read its request) is left to the hand-off's guess: the
+ * order of one thread's reads and calls says nothing there.
+ *
+ * Measured first from system call traces of a Node.js middle tier
+ * (http.Agent with 2 sockets, kept alive or not, under ab -k -c 32):
+ * every one of 3,000 and 2,000 upstream calls was the one this rule
+ * names. It assumes each request read makes at most one upstream call
+ * before the next request's, in the order read; docs/limitations.md
+ * says where it guesses wrong.
+ *
+ * Locking: a thread's slot is its own (two threads hashing to one slot
+ * take it from each other: the counts start again, numbered by epoch,
+ * and the older entries of dt_pending are dropped). dt_pending is
+ * guarded by dt_pending_lock (spin_lock_irqsave, a leaf: nothing is
+ * taken under it; contexts put under it are freed by kfree_rcu()).
+ * dt_npending lets the forwards skip the lock while nothing is kept.
+ */
+#include "dtracer.h"
+
+#include <linux/hash.h>
+#include <linux/jiffies.h>
+#include <linux/sched.h>
+#include <linux/spinlock.h>
+
+#define DT_LOOPS_BITS 11
+
+enum dt_loop_op {
+	DT_LOOP_NONE,
+	DT_LOOP_READ,		/* read a request */
+	DT_LOOP_ANSWER,		/* read on a connection it opened */
+	DT_LOOP_RESPONSE,	/* wrote on a connection it accepted */
+	DT_LOOP_FORWARD,	/* wrote a request upstream, or connected */
+};
+
+struct dt_loop {
+	pid_t tid;
+	u32 epoch;		/* numbers the slot's owners */
+	u32 reads, fwds, resps;
+	u32 sk;			/* hash of the last op's socket */
+	u8 last;
+};
+
+static struct dt_loop dt_loops[1 << DT_LOOPS_BITS];
+static atomic_t dt_loop_epochs = ATOMIC_INIT(0);
+
+#define DT_PENDING_MAX 64
+#define DT_PENDING_AGE (10 * HZ)
+
+static struct dt_pending {
+	struct dt_ctx *ctx;	/* a reference; NULL: a free entry */
+	pid_t tid;
+	u32 epoch, pos;
+	unsigned long at;
+} dt_pending[DT_PENDING_MAX];
+static DEFINE_SPINLOCK(dt_pending_lock);
+static atomic_t dt_npending = ATOMIC_INIT(0);
+
+/* current's slot, taken over if another thread had it. */
+static struct dt_loop *dt_loop_mine(void)
+{
+	pid_t tid = current->pid;
+	struct dt_loop *l = &dt_loops[hash_32(tid, DT_LOOPS_BITS)];
+
+	if (READ_ONCE(l->tid) != tid) {
+		WRITE_ONCE(l->tid, tid);
+		WRITE_ONCE(l->epoch, atomic_inc_return(&dt_loop_epochs));
+		l->reads = 0;
+		l->fwds = 0;
+		l->resps = 0;
+		l->last = DT_LOOP_NONE;
+	}
+	return l;
+}
+
+static u32 dt_loop_hash(const struct sock *sk)
+{
+	return hash_ptr(sk, 32);
+}
+
+/*
+ * current read bytes on sk; serving: sk is a connection a listener
+ * accepted. Returns whether they start a new request there, and its
+ * position in *pos.
+ */
+bool dt_loop_read(const struct sock *sk, bool serving, u32 *pos)
+{
+	struct dt_loop *l = dt_loop_mine();
+	u32 h = dt_loop_hash(sk);
+	bool fresh;
+
+	if (!serving) {
+		l->last = DT_LOOP_ANSWER;
+		return false;
+	}
+	fresh = !(l->last == DT_LOOP_READ && l->sk == h);
+	if (fresh)
+		*pos = l->reads++;
+	l->last = DT_LOOP_READ;
+	l->sk = h;
+	return fresh;
+}
+
+/* current writes on sk, a connection a listener accepted: a response. */
+void dt_loop_responded(const struct sock *sk)
+{
+	struct dt_loop *l = dt_loop_mine();
+	u32 h = dt_loop_hash(sk);
+
+	if (!(l->last == DT_LOOP_RESPONSE && l->sk == h)) {
+		l->resps++;
+		/* Answered without a call: the oldest go (not beyond reads). */
+		if ((s32)(l->resps - l->fwds) > 0)
+			l->fwds = (s32)(l->resps - l->reads) > 0 ? l->reads :
+								   l->resps;
+	}
+	l->last = DT_LOOP_RESPONSE;
+	l->sk = h;
+}
+
+/* Under dt_pending_lock: e goes, its reference with it. */
+static void dt_pending_drop_locked(struct dt_pending *e)
+{
+	lockdep_assert_held(&dt_pending_lock);
+	dt_ctx_put(e->ctx);
+	e->ctx = NULL;
+	atomic_dec(&dt_npending);
+}
+
+/* Under dt_pending_lock: whether e can go (its request or reader gone). */
+static bool dt_pending_stale_locked(const struct dt_pending *e)
+{
+	const struct dt_loop *l = &dt_loops[hash_32(e->tid, DT_LOOPS_BITS)];
+
+	lockdep_assert_held(&dt_pending_lock);
+	return READ_ONCE(e->ctx->dead) ||
+	       time_after(jiffies, e->at + DT_PENDING_AGE) ||
+	       READ_ONCE(l->tid) != e->tid || READ_ONCE(l->epoch) != e->epoch;
+}
+
+/*
+ * current read c's request at pos: c waits for current's forward at pos.
+ * A full table drops the stalest entry's claim first, then c (counted):
+ * c's call then goes by the thread's context, as without this file.
+ */
+void dt_loop_queue(u32 pos, struct dt_ctx *c)
+{
+	struct dt_loop *l = dt_loop_mine();
+	struct dt_pending *e, *free = NULL;
+	unsigned long irq;
+
+	if (dt_in_pool())
+		return;
+	spin_lock_irqsave(&dt_pending_lock, irq);
+	for (e = dt_pending; e < dt_pending + DT_PENDING_MAX; e++) {
+		if (e->ctx && dt_pending_stale_locked(e))
+			dt_pending_drop_locked(e);
+		if (!e->ctx && !free)
+			free = e;
+	}
+	if (free) {
+		free->ctx = dt_ctx_get(c);
+		free->tid = l->tid;
+		free->epoch = l->epoch;
+		free->pos = pos;
+		free->at = jiffies;
+		atomic_inc(&dt_npending);
+	} else {
+		dt_stat_inc(DT_STAT_DROP_DEFERRED);
+	}
+	spin_unlock_irqrestore(&dt_pending_lock, irq);
+}
+
+/*
+ * Takes the request current read at pos out of dt_pending: its context
+ * (the entry's reference, for the caller to put), or NULL if it was
+ * untraced. Entries of current's read before pos were answered without
+ * a forward, or forwarded by another rule: they go too.
+ */
+static struct dt_ctx *dt_pending_take(const struct dt_loop *l, u32 pos)
+{
+	struct dt_ctx *c = NULL;
+	struct dt_pending *e;
+	unsigned long irq;
+
+	if (!atomic_read(&dt_npending))
+		return NULL;
+	spin_lock_irqsave(&dt_pending_lock, irq);
+	for (e = dt_pending; e < dt_pending + DT_PENDING_MAX; e++) {
+		if (!e->ctx || e->tid != l->tid || e->epoch != l->epoch)
+			continue;
+		if (e->pos == pos && !c && !READ_ONCE(e->ctx->dead)) {
+			c = e->ctx;
+			e->ctx = NULL;
+			atomic_dec(&dt_npending);
+		} else if ((s32)(e->pos - pos) <= 0) {
+			dt_pending_drop_locked(e);
+		}
+	}
+	spin_unlock_irqrestore(&dt_pending_lock, irq);
+	return c;
+}
+
+/*
+ * current writes a request on sk, a connection this host opened, or
+ * connects sk; counted: the forward was counted already (the first
+ * write after a connect that was one). Returns DT_FWD_NONE if this is
+ * no forward (the context current is in decides), else whose request
+ * it is: DT_FWD_TRACED with *c (a reference, for the caller to put) or
+ * DT_FWD_UNTRACED.
+ */
+enum dt_fwd dt_loop_forward(const struct sock *sk, bool counted,
+			    struct dt_ctx **c)
+{
+	struct dt_loop *l = dt_loop_mine();
+	u32 h = dt_loop_hash(sk), pos;
+	u8 last = l->last;
+
+	*c = NULL;
+	l->last = DT_LOOP_FORWARD;
+	if (counted || (last == DT_LOOP_FORWARD && l->sk == h)) {
+		l->sk = h;
+		return DT_FWD_NONE;
+	}
+	l->sk = h;
+	if (last == DT_LOOP_ANSWER || last == DT_LOOP_NONE ||
+	    l->fwds == l->reads)
+		return DT_FWD_NONE;
+	if (dt_in_pool()) {
+		/* Counted, not judged: the hand-off's guess decides. */
+		l->fwds++;
+		return DT_FWD_NONE;
+	}
+	pos = l->fwds++;
+	*c = dt_pending_take(l, pos);
+	return *c ? DT_FWD_TRACED : DT_FWD_UNTRACED;
+}
+
+/* c's response is being written: it makes no upstream call any more. */
+void dt_loop_answered(const struct dt_ctx *c)
+{
+	struct dt_pending *e;
+	unsigned long irq;
+
+	if (!atomic_read(&dt_npending))
+		return;
+	spin_lock_irqsave(&dt_pending_lock, irq);
+	for (e = dt_pending; e < dt_pending + DT_PENDING_MAX; e++)
+		if (e->ctx == c)
+			dt_pending_drop_locked(e);
+	spin_unlock_irqrestore(&dt_pending_lock, irq);
+}
+
+/* Disarmed (no hook runs any more): every entry goes, counts restart. */
+void dt_loop_reset(void)
+{
+	struct dt_pending *e;
+	unsigned long irq;
+
+	spin_lock_irqsave(&dt_pending_lock, irq);
+	for (e = dt_pending; e < dt_pending + DT_PENDING_MAX; e++)
+		if (e->ctx)
+			dt_pending_drop_locked(e);
+	spin_unlock_irqrestore(&dt_pending_lock, irq);
+	memset(dt_loops, 0, sizeof(dt_loops));
+}
