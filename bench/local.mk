@@ -7,7 +7,8 @@ EXTRA_DIST += %reldir%/gate.sh %reldir%/guest-gate.sh %reldir%/merge.sh \
 	%reldir%/net.sh %reldir%/guest-net.sh %reldir%/volume.sh %reldir%/guest-volume.sh \
 	%reldir%/scale.sh %reldir%/guest-scale.sh %reldir%/stats.sh \
 	%reldir%/insn.sh %reldir%/guest-insn.sh %reldir%/insn/dt-insn.c \
-	%reldir%/insn/dt-insn-mark.c %reldir%/insn/qemu-plugin-h.sh %reldir%/insn/profile.sh
+	%reldir%/insn/dt-insn-mark.c %reldir%/insn/qemu-plugin-h.sh %reldir%/insn/profile.sh \
+	%reldir%/fidelity.sh
 # Instruction counts (%reldir%/insn.sh): a QEMU TCG plugin, built against
 # the plugin header of Debian's QEMU source (downloaded, checksum-pinned,
 # by %reldir%/insn/qemu-plugin-h.sh), and the guests' marker program. Built
@@ -26,6 +27,11 @@ bench-insn: all tests/vm/config.sh $(vm_data) $(check_PROGRAMS) \
 		%reldir%/insn/dt-insn.so %reldir%/insn/dt-insn-mark
 	DT_SRCDIR='$(abs_top_srcdir)' DT_BUILDDIR='$(abs_top_builddir)' \
 		$(SHELL) $(srcdir)/bench/insn.sh
+# Which requests are traced, per scenario, over DT_FIDELITY_RUNS runs
+# (default 5) of t-fidelity's guests: docs/benchmarks.md's fidelity table.
+bench-fidelity: all tests/vm/config.sh $(vm_data) $(check_PROGRAMS)
+	DT_SRCDIR='$(abs_top_srcdir)' DT_BUILDDIR='$(abs_top_builddir)' \
+		$(SHELL) $(srcdir)/bench/fidelity.sh
 # The stress test at the reliability issue's scale: 10,000 flagged
 # threads, 100,000 short connections (t-stress.sh in `make check` runs
 # 2,000 of each).

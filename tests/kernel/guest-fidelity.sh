@@ -9,7 +9,8 @@
 #                               dt-c's pool (8004)        was flagged
 #   redis-cli, flagged ------>  redis-server (6379)  <--  8003: a pool (one
 #   redis-benchmark -P 16                                 reader, 3 workers)
-#                                                         8004: a pool of 2
+#   ab -k -c 32, unflagged      8090: Node.js loop  ----> 8004: a pool of 2
+#                               8091: Go net/http   ---->
 #                                                         that asks redis
 #
 # Two phases, one per nginx port. In each, three unflagged curl loops
@@ -38,6 +39,14 @@
 # of its own) before answering: at dt-c, the PINGs of the requests
 # traced there are marked, no other; redis's answers to them carry
 # both marks, no other.
+#
+# Then two middle tiers under a real load generator (ab, 32 connections
+# kept alive, beside the flagged curl), to dt-c's dt-httpd on 8000: a
+# Node.js event loop that defers its upstream calls (dt-evloop.js, 8090:
+# exact, every flagged request traced at the loop and the backend, no
+# other), and a Go net/http tier (dt-gomid, 8091, GOMAXPROCS 4:
+# goroutines on any thread, followed by the hand-off's guess; measured
+# floors only). Both log, per request, whether their thread was traced.
 #
 # Hand-shakes (dt-tcp) on 7600 + 20 * PHASE: +1 dt-b and dt-c ready,
 # +2 the flagged client is done (dt-a serves it to both), +3 both
@@ -126,6 +135,16 @@ nginx_conf() {
 	EOF
 }
 
+# load NAME PORT URL: unflagged load from a real load generator instead
+# of the loops: ab, 32 connections kept alive to PORT, until killed
+# ($loops: its pid); returns once they are up.
+load() {
+	ab -k -c 32 -t 3600 -n 10000000 "$3" > /tmp/loops-$1 2>&1 &
+	loops=$!
+	check "[$1] the load generator holds 32 connections" wait_for $(slow 120) sh -c \
+		"[ \$(ss -Htn state established '( dport = :$2 )' | wc -l) -ge 32 ]"
+}
+
 # loops NAME URL...: an unflagged curl loop per URL (a curl glob: its
 # requests share a connection), until killed.
 loops() {
@@ -188,9 +207,13 @@ client_end() {
 client() {
 	_name=$2 _host=$3 _ports=$4 _furls=$5 _lurls=$6
 	client_begin "$1" "$_name" "$_ports"
-	# shellcheck disable=SC2086
-	loops "$_name" $_lurls
-	check "[$_name] the unflagged loops get answers" wait_for $(slow 120) grep -q '^ok$' /tmp/loops-$_name
+	if [ -n "${ab:-}" ]; then
+		load "$_name" "$_ports" "$_lurls"
+	else
+		# shellcheck disable=SC2086
+		loops "$_name" $_lurls
+		check "[$_name] the unflagged loops get answers" wait_for $(slow 120) grep -q '^ok$' /tmp/loops-$_name
+	fi
 	sample /tmp/samples-$_name
 	_args=
 	for u in $_furls; do
@@ -205,6 +228,7 @@ client() {
 	check "[$_name] the flagged curl made its $_nf requests" \
 		test "$(grep -c . /tmp/flagged-$_name)" = "$_nf"
 	client_end "$_name"
+	[ -n "${ab:-}" ] ||
 	check "[$_name] the loops ran beside it ($(grep -c '^ok$' /tmp/loops-$_name) connections)" \
 		test "$(grep -c '^ok$' /tmp/loops-$_name)" -ge 2
 	cp /tmp/flagged-$_name "$DT_RESULTS/"
@@ -300,6 +324,16 @@ loop_trace() {
 		test "$_e" -le $((3 * N))
 	check "[redis] gate thread: no other thread's system calls recorded ($_o events)" \
 		test "$_o" = 0
+	# Entries by connection: the flagged one's, the most (its requests'
+	# reads, its replies' writes), and nothing of the benchmark's (the
+	# read after a reply, on another client's connection, was recorded
+	# before the gate knew the call's descriptor: dtracer/scope.c).
+	set -- $(grep -E "syscall_entry_(read|write|writev):" /tmp/loop.txt |
+		grep -F "$_t" | sed -n 's/.*{ fd = \([0-9]*\),.*/\1/p' |
+		sort | uniq -c | sort -rn |
+		awk '{ n++; if (n == 1) m = $1; else o += $1 } END { print n + 0, m + 0, o + 0 }')
+	check "[redis] gate thread: read and write calls recorded on the flagged connection only ($2 on it, $3 on $(($1 > 0 ? $1 - 1 : 0)) others)" \
+		test "$2" -gt 0 -a "$3" = 0
 }
 
 # pool_session: dt-c records dtracer's flags during the pool's phase.
@@ -336,11 +370,14 @@ pool_trace() {
 }
 
 # store_truth: dt-c's capture of the mixed phase's PINGs to the store:
-# as many marked (both sides: requests, then responses) as the requests
-# traced at dt-c's pool (its log: the flagged ones, and any unflagged one
-# the hand-off's guess gave a traced context), none other.
+# marked (both sides: requests, then responses) for the flagged requests
+# traced at dt-c's pool, at most for every request traced there (its
+# log: an unflagged one the hand-off's guess gave a traced context is
+# logged traced; its PING is unmarked if the worker had answered that
+# context already), none other.
 store_truth() {
 	_t=$(awk '/^\/[fb]-mixed\// && $2 == "traced"' /tmp/httpd.log | wc -l)
+	_tf=$(awk '/^\/f-mixed\// && $2 == "traced"' /tmp/httpd.log | wc -l)
 	_b=$(awk '/^\/[fb]-mixed\// && $2 == "untraced"' /tmp/httpd.log | wc -l)
 	set -- $(awk -v c="$(dt_addr dt-c)" -v b="$(dt_addr dt-b)" '
 		$6 > 0 && $1 == c && $4 == 6379 { q++; qm += $7 && !$11 }
@@ -348,8 +385,8 @@ store_truth() {
 		END { print q + 0, qm + 0, r + 0, rm + 0, rb + 0 }' /tmp/segs-store)
 	check "[mixed] the pool asked the store for every request ($1 PINGs, $(($_t + $_b)) requests or more)" \
 		test "$1" -ge $(($_t + $_b))
-	check "[mixed] the PINGs of the requests traced at the pool were marked, no other ($2 marked, $_t traced)" \
-		test "$2" = "$_t" -a "$_t" -gt 0
+	check "[mixed] the PINGs of the requests traced at the pool were marked, no other ($2 marked, $_tf flagged and $_t in all traced)" \
+		test "$2" -ge "$_tf" -a "$2" -le "$_t" -a "$_tf" -gt 0
 	check "[mixed] the store's answers to them carried both marks, no other ($4 with both, $5 marked, of $3)" \
 		test "$4" = "$2" -a "$5" = "$2"
 }
@@ -370,34 +407,38 @@ server() {
 	check "[$_name] told dt-a" $tcp request -w 120 dt-a $((base + 3)) done
 }
 
-# truth NAME COUNT: dt-httpd's log of the phase: every flagged request
-# (COUNT of them) traced, no unflagged one.
+# truth NAME COUNT [LOG WHERE]: dt-httpd's log of the phase (or LOG, a
+# server's of the same form, at WHERE): every flagged request (COUNT of
+# them) traced, no unflagged one.
 truth() {
 	set -- $(awk -v n="$1" '
 		index($1, "/f-" n "/") == 1 { f++; ft += $2 == "traced" }
 		index($1, "/b-" n "/") == 1 { b++; bt += $2 == "traced" }
-		END { print f + 0, ft + 0, b + 0, bt + 0 }' /tmp/httpd.log) "$1" "$2"
-	check "[$5] every flagged request was traced at the backend ($2 of $1)" \
+		END { print f + 0, ft + 0, b + 0, bt + 0 }' "${3:-/tmp/httpd.log}") \
+		"$1" "$2" "${4:-the backend}"
+	check "[$5] every flagged request was traced at $7 ($2 of $1)" \
 		test "$1" = "$6" -a "$2" = "$6"
-	check "[$5] no unflagged request was traced at the backend ($4 of $3)" \
+	check "[$5] no unflagged request was traced at $7 ($4 of $3)" \
 		test "$3" -gt 0 -a "$4" = 0
 }
 
-# guess NAME COUNT MIN MAX: as truth, for a worker followed by its
-# wake-up (a guess: a worker that takes the next job from the queue
-# without sleeping was handed nothing; one woken by the reader's mutex
-# while the reader works for a traced request was handed it): at least
-# MIN per cent of the flagged requests traced at the worker, at most MAX
-# per cent of the others. The figures go to the log (docs/benchmarks.md).
+# guess NAME COUNT MIN MAX [LOG WHERE]: as truth, for a hop followed by
+# a guess (a pool's worker by its wake-up: a worker that takes the next
+# job from the queue without sleeping was handed nothing; one woken by
+# the reader's mutex while the reader works for a traced request was
+# handed it): at least MIN per cent of the flagged requests traced at
+# WHERE (default: the worker, dt-httpd's log), at most MAX per cent of
+# the others. The figures go to the log (docs/benchmarks.md).
 guess() {
 	set -- $(awk -v n="$1" '
 		index($1, "/f-" n "/") == 1 { f++; ft += $2 == "traced" }
 		index($1, "/b-" n "/") == 1 { b++; bt += $2 == "traced" }
-		END { print f + 0, ft + 0, b + 0, bt + 0 }' /tmp/httpd.log) "$@"
+		END { print f + 0, ft + 0, b + 0, bt + 0 }' "${5:-/tmp/httpd.log}") \
+		"$1" "$2" "$3" "$4" "${6:-the worker}"
 	check "[$5] all flagged requests served ($1 of $6)" test "$1" = "$6"
-	check "[$5] handed off: $2 of $1 flagged requests traced at the worker (at least $7%)" \
+	check "[$5] guessed: $2 of $1 flagged requests traced at $9 (at least $7%)" \
 		test $((100 * $2)) -ge $(($7 * $1))
-	check "[$5] handed off: $4 of $3 unflagged requests traced at the worker (at most $8%)" \
+	check "[$5] guessed: $4 of $3 unflagged requests traced at $9 (at most $8%)" \
 		test "$3" -gt 0 -a $((100 * $4)) -le $(($8 * $3))
 }
 
@@ -422,6 +463,12 @@ dt-a)
 	done
 	client 5 pool dt-c 8003 "http://dt-c:8003/f-pool/[1-$N]" "$pool"
 	client 6 mixed dt-b 8082 "http://dt-b:8082/f-mixed/[1-$N]" "$mixed"
+	ab=1
+	client 7 loop dt-b 8090 "http://dt-b:8090/f-loop/[1-$N]" \
+		http://dt-b:8090/b-loop/1
+	client 8 go dt-b 8091 "http://dt-b:8091/f-go/[1-$N]" \
+		http://dt-b:8091/b-go/1
+	ab=
 	;;
 dt-b)
 	nginx_conf
@@ -443,6 +490,24 @@ dt-b)
 	loop_trace
 	server 5 pool $pids $rpid
 	server 6 mixed $pids $rpid
+	node "$DT_SRCDIR/tests/tools/dt-evloop.js" 8090 dt-c:8000 /tmp/evloop.log \
+		2> /tmp/evloop.err &
+	npid=$!
+	check "dt-evloop.js (Node.js) listens on 8090" wait_for 60 sh -c "ss -Hltn | grep -q ':8090 '"
+	server 7 loop $pids $rpid $npid
+	truth loop $N /tmp/evloop.log "the event loop"
+	cp /tmp/evloop.log /tmp/evloop.err "$DT_RESULTS/"
+	kill $npid
+	GOMAXPROCS=4 "$DT_BUILDDIR/tests/vm/build/dt-gomid" 8091 dt-c:8000 \
+		/tmp/gomid.log 2> /tmp/gomid.err &
+	gpid=$!
+	check "dt-gomid (Go, GOMAXPROCS 4) listens on 8091" wait_for 60 sh -c "ss -Hltn | grep -q ':8091 '"
+	server 8 go $pids $rpid $gpid
+	# Go's threads are not its requests (docs/limitations.md): floors
+	# measured, far from exact (issue 39 asks for 99%; see benchmarks).
+	guess go $N 50 5 /tmp/gomid.log "the Go middle tier"
+	cp /tmp/gomid.log /tmp/gomid.err "$DT_RESULTS/"
+	kill $gpid
 	"$nginx" -p /tmp/nginx/ -c nginx.conf -e /tmp/nginx/error.log -s quit
 	kill $rpid
 	;;
@@ -479,6 +544,10 @@ dt-c)
 	stop_capture store
 	guess mixed $N 75 10
 	store_truth
+	server 7 loop $hpid $pool $mixed
+	truth loop $N
+	server 8 go $hpid $pool $mixed
+	guess go $N 10 5 /tmp/httpd.log "the backend"
 	kill $hpid $big $file $pool $mixed
 	cp /tmp/httpd.log "$DT_RESULTS/"
 	;;
