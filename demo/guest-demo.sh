@@ -34,8 +34,8 @@ say() {
 	echo "$*" > "$DT_RESULTS/progress"
 }
 
-# background URL: the unflagged traffic of this host: a bg-httpd, and a
-# bg-curl loop fetching URL.
+# background [URL]: the unflagged traffic of this host: a bg-httpd, and
+# (with URL) a bg-curl loop fetching URL.
 background() {
 	mkdir -p /tmp/bg
 	echo "background $DT_HOST" > /tmp/bg/index.html
@@ -44,9 +44,15 @@ background() {
 	/tmp/bg-httpd -m http.server 8001 --directory /tmp/bg \
 		> /tmp/bg-httpd.log 2>&1 &
 	bg_httpd=$!
+	[ $# = 0 ] || background_loop "$1"
+}
+
+# background_loop URL: the bg-curl loop; a fetch counts ("ok") only if
+# it got a 2xx answer (-f: an error page is no fetch).
+background_loop() {
 	# shellcheck disable=SC2016
 	sh -c 'while :; do
-		/tmp/bg-curl -sS -o /dev/null "$1" && echo ok
+		/tmp/bg-curl -fsS -o /dev/null "$1" && echo ok
 		sleep 0.1
 	done' bg "$1" > /tmp/bg-curl.log 2>&1 &
 	bg_loop=$!
@@ -177,11 +183,14 @@ dt-proxy)
 	stop
 	;;
 dt-client)
-	background http://dt-proxy:8080/bg.html
+	# Its loop goes through nginx to dt-backend: it starts once both
+	# serve, so that what it fetches is served, not refused (502).
+	background
 	record
-	background_flows http://dt-proxy:8080/bg.html
 	check "dt-proxy is serving and recording" $tcp request -w $(slow 600) dt-proxy 7498 ping
 	check "dt-backend is serving and recording" $tcp request -w $(slow 600) dt-backend 7499 ping
+	background_loop http://dt-proxy:8080/bg.html
+	background_flows http://dt-proxy:8080/bg.html
 	say "sending $N requests (curl, flagged) through nginx to the backend"
 	set --
 	i=0

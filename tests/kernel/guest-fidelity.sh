@@ -234,10 +234,15 @@ client() {
 	cp /tmp/flagged-$_name "$DT_RESULTS/"
 	fports=$(awk '{ print $1 }' /tmp/flagged-$_name | sort -u | tr '\n' ' ')
 	fbytes=$(awk '{ n += $2 } END { print n + 0 }' /tmp/flagged-$_name)
-	set -- $(awk -v p=" $fports" -v sp=" $_ports " -v h="$(dt_addr $_host)" '
+	# A flagged curl's port is its connection from its first marked
+	# request on: before that, the port may have been another
+	# connection's (ab opens many and reuses ports), neither side's.
+	set -- $(awk -v p=" $fports" -v sp=" $_ports " -v h="$(dt_addr $_host)" \
+		-v c="$(dt_addr dt-a)" '
+		$1 == c && index(sp, " " $4 " ") && $6 > 0 && $7 { on[$2] = 1 }
 		$1 == h && index(sp, " " $2 " ") && $6 > 0 {
-			if (index(p, " " $4 " ")) { f++; fm += ($7 && $11); fb += $6 }
-			else { b++; bm += $7 }
+			if (on[$4]) { f++; fm += ($7 && $11); fb += $6 }
+			else if (!index(p, " " $4 " ")) { b++; bm += $7 }
 		}
 		END { print f + 0, fm + 0, b + 0, bm + 0, fb + 0 }' /tmp/segs-$_name)
 	check "[$_name] every answer to the flagged curl came back with both marks ($2 of $1 segments, $5 bytes; $fbytes of body)" \
