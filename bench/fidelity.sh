@@ -3,7 +3,8 @@
 # of t-fidelity's three guests (tests/kernel/guest-fidelity.sh: nginx
 # with and without upstream keep-alive, 1 MiB answers, redis beside a
 # pipelining benchmark, a thread pool, a mixed chain, a Node.js event
-# loop and a Go middle tier under ab -k -c 32). Not a pass/fail test:
+# loop and, here only (DT_FIDELITY_GO=1), a Go middle tier under
+# ab -k -c 32). Not a pass/fail test:
 # the runs' own checks may fail; the figures are read from the servers'
 # own logs (ground truth: per request, whether the thread serving it
 # was flagged when it read it) kept in each run's results.
@@ -26,6 +27,9 @@ case $runs in
 	exit 2
 	;;
 esac
+DT_FIDELITY_GO=1
+DT_VM_PASS="${DT_VM_PASS:-} DT_FIDELITY_GO"
+export DT_FIDELITY_GO DT_VM_PASS
 out=$DT_BUILDDIR/bench/out/fidelity
 rm -rf "$out"
 mkdir -p "$out" || exit 1

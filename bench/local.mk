@@ -29,7 +29,8 @@ bench-insn: all tests/vm/config.sh $(vm_data) $(check_PROGRAMS) \
 		$(SHELL) $(srcdir)/bench/insn.sh
 # Which requests are traced, per scenario, over DT_FIDELITY_RUNS runs
 # (default 5) of t-fidelity's guests: docs/benchmarks.md's fidelity table.
-bench-fidelity: all tests/vm/config.sh $(vm_data) $(check_PROGRAMS)
+bench-fidelity: all tests/vm/config.sh $(vm_data) $(check_PROGRAMS) \
+		tests/vm/build/dt-gomid
 	DT_SRCDIR='$(abs_top_srcdir)' DT_BUILDDIR='$(abs_top_builddir)' \
 		$(SHELL) $(srcdir)/bench/fidelity.sh
 # The stress test at the reliability issue's scale: 10,000 flagged

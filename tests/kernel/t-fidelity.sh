@@ -9,8 +9,8 @@
 # answers to the flagged curl carry the response mark, its answers to
 # the loops no mark. Then redis beside a pipelining benchmark (gate
 # thread: only the flagged connection's system calls recorded), pools, a
-# mixed chain, and two middle tiers under ab -k -c 32: a Node.js event
-# loop deferring its calls (exact) and Go (a guess, floors). See
+# mixed chain, and a Node.js event loop deferring its calls under
+# ab -k -c 32 (exact). The Go tier is bench/fidelity.sh's only. See
 # guest-fidelity.sh.
 . "$DT_BUILDDIR/tests/vm/config.sh"
 . "$DT_SRCDIR/tests/vm/tap.sh"
