@@ -127,7 +127,7 @@ bool dt_flag_sender(const struct task_struct *task, struct dt_sender *by)
 		by->reason = f->reason;
 		by->client = !f->ctx;
 		by->ctx = f->ctx;
-		by->answered = f->wrote != 0;
+		by->answered = READ_ONCE(f->wrote) != 0;
 	}
 	rcu_read_unlock();
 	return found;
