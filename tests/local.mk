@@ -27,67 +27,51 @@ check_PROGRAMS = $(unit_tests) %reldir%/tools/dt-tcp %reldir%/tools/dt-pcap \
 	%reldir%/tools/dt-retime %reldir%/tools/dt-view-fixture \
 	%reldir%/tools/dt-export-check %reldir%/tools/dt-crowd %reldir%/tools/dt-inject \
 	%reldir%/tools/dt-httpd %reldir%/tools/dt-sample
-tests_unit_test_hull_SOURCES = %reldir%/unit/test-hull.c %reldir%/unit/tap.h \
-	collector/sync/hull.c collector/sync/hull.h
+# The collector's code comes from its library (COLLECTOR_LIB, built once).
+tests_unit_test_hull_SOURCES = %reldir%/unit/test-hull.c %reldir%/unit/tap.h
 tests_unit_test_hull_CPPFLAGS = $(COLLECTOR_CPPFLAGS) -I$(srcdir)/tests/unit
-tests_unit_test_hull_LDADD = -lm
-tests_unit_test_sync_SOURCES = %reldir%/unit/test-sync.c %reldir%/unit/tap.h \
-	collector/sync/hull.c collector/sync/hull.h \
-	collector/sync/sync.c collector/sync/sync.h \
-	collector/sync/segments.c collector/sync/segments.h
+tests_unit_test_hull_LDADD = $(COLLECTOR_LIB) -lm
+tests_unit_test_sync_SOURCES = %reldir%/unit/test-sync.c %reldir%/unit/tap.h
 tests_unit_test_sync_CPPFLAGS = $(COLLECTOR_CPPFLAGS) -I$(srcdir)/tests/unit
 tests_unit_test_sync_CFLAGS = $(COLLECTOR_CFLAGS)
-tests_unit_test_sync_LDADD = $(GLIB_LIBS) -lm
-tests_unit_test_retime_SOURCES = %reldir%/unit/test-retime.c %reldir%/unit/tap.h \
-	collector/sync/retime.c collector/sync/retime.h collector/sync/sync.h \
-	collector/plugin/ctf-check.c collector/plugin/ctf-check.h \
-	$(collector_err_sources)
+tests_unit_test_sync_LDADD = $(COLLECTOR_LIB) $(GLIB_LIBS) -lm
+tests_unit_test_retime_SOURCES = %reldir%/unit/test-retime.c %reldir%/unit/tap.h
 tests_unit_test_retime_CPPFLAGS = $(COLLECTOR_CPPFLAGS) -I$(srcdir)/tests/unit
 tests_unit_test_retime_CFLAGS = $(COLLECTOR_CFLAGS)
-tests_unit_test_retime_LDADD = $(GLIB_LIBS) -lm
+tests_unit_test_retime_LDADD = $(COLLECTOR_LIB) $(GLIB_LIBS) -lm
 tests_unit_test_requests_SOURCES = %reldir%/unit/test-requests.c \
-	%reldir%/unit/tap.h $(collector_rq_sources)
+	%reldir%/unit/tap.h
 tests_unit_test_requests_CPPFLAGS = $(COLLECTOR_CPPFLAGS) -I$(srcdir)/tests/unit
 tests_unit_test_requests_CFLAGS = $(COLLECTOR_CFLAGS)
-tests_unit_test_requests_LDADD = $(GLIB_LIBS) -lm
+tests_unit_test_requests_LDADD = $(COLLECTOR_LIB) $(GLIB_LIBS) -lm
 tests_unit_test_watch_SOURCES = %reldir%/unit/test-watch.c \
-	%reldir%/unit/tap.h $(collector_rq_sources) \
-	collector/cmd/watch-model.c collector/cmd/watch-model.h \
-	collector/sync/hull.c collector/sync/hull.h \
-	collector/sync/sync.c collector/sync/sync.h
+	%reldir%/unit/tap.h
 tests_unit_test_watch_CPPFLAGS = $(COLLECTOR_CPPFLAGS) -I$(srcdir)/tests/unit
 tests_unit_test_watch_CFLAGS = $(COLLECTOR_CFLAGS)
-tests_unit_test_watch_LDADD = $(GLIB_LIBS) -lm
+tests_unit_test_watch_LDADD = $(COLLECTOR_LIB) $(GLIB_LIBS) -lm
 tests_unit_test_export_SOURCES = %reldir%/unit/test-export.c \
-	%reldir%/unit/tap.h %reldir%/unit/rq-fixture.h $(collector_rq_sources) \
-	$(collector_export_sources)
+	%reldir%/unit/tap.h %reldir%/unit/rq-fixture.h
 tests_unit_test_export_CPPFLAGS = $(COLLECTOR_CPPFLAGS) -I$(srcdir)/tests/unit
 tests_unit_test_export_CFLAGS = $(COLLECTOR_CFLAGS)
-tests_unit_test_export_LDADD = $(GLIB_LIBS) $(JSONC_LIBS) -lm
+tests_unit_test_export_LDADD = $(COLLECTOR_LIB) $(GLIB_LIBS) $(JSONC_LIBS) -lm
 tests_unit_test_view_SOURCES = %reldir%/unit/test-view.c \
-	%reldir%/unit/tap.h %reldir%/unit/rq-fixture.h $(collector_rq_sources) \
-	collector/export/view.c collector/export/view.h
-nodist_tests_unit_test_view_SOURCES = collector/export/view-page.h
+	%reldir%/unit/tap.h %reldir%/unit/rq-fixture.h
 tests_unit_test_view_CPPFLAGS = $(COLLECTOR_CPPFLAGS) -I$(srcdir)/tests/unit
 tests_unit_test_view_CFLAGS = $(COLLECTOR_CFLAGS)
-tests_unit_test_view_LDADD = $(GLIB_LIBS) $(JSONC_LIBS) -lm
+tests_unit_test_view_LDADD = $(COLLECTOR_LIB) $(GLIB_LIBS) $(JSONC_LIBS) -lm
 tests_tools_dt_view_fixture_SOURCES = %reldir%/tools/dt-view-fixture.c \
-	%reldir%/unit/rq-fixture.h $(collector_rq_sources) \
-	collector/export/view.c collector/export/view.h
-nodist_tests_tools_dt_view_fixture_SOURCES = collector/export/view-page.h
+	%reldir%/unit/rq-fixture.h
 tests_tools_dt_view_fixture_CPPFLAGS = $(COLLECTOR_CPPFLAGS) \
 	-I$(srcdir)/tests/unit
 tests_tools_dt_view_fixture_CFLAGS = $(COLLECTOR_CFLAGS)
-tests_tools_dt_view_fixture_LDADD = $(GLIB_LIBS) $(JSONC_LIBS) -lm
+tests_tools_dt_view_fixture_LDADD = $(COLLECTOR_LIB) $(GLIB_LIBS) $(JSONC_LIBS) -lm
 tests_tools_dt_export_check_SOURCES = %reldir%/tools/dt-export-check.c
 tests_tools_dt_export_check_CFLAGS = $(AM_CFLAGS) $(JSONC_CFLAGS)
 tests_tools_dt_export_check_LDADD = $(JSONC_LIBS)
-tests_tools_dt_retime_SOURCES = %reldir%/tools/dt-retime.c \
-	collector/sync/retime.c collector/sync/retime.h collector/sync/sync.h \
-	$(collector_err_sources)
+tests_tools_dt_retime_SOURCES = %reldir%/tools/dt-retime.c
 tests_tools_dt_retime_CPPFLAGS = $(COLLECTOR_CPPFLAGS)
 tests_tools_dt_retime_CFLAGS = $(COLLECTOR_CFLAGS)
-tests_tools_dt_retime_LDADD = $(GLIB_LIBS) -lm
+tests_tools_dt_retime_LDADD = $(COLLECTOR_LIB) $(GLIB_LIBS) -lm
 tests_unit_test_parse_SOURCES = %reldir%/unit/test-parse.c %reldir%/unit/tap.h \
 	dtracer/parse.c dtracer/parse.h
 tests_unit_test_parse_CPPFLAGS = -I$(srcdir)/dtracer
