@@ -5,33 +5,34 @@
 # debian-root.sh: its compiler, its kbuild), and guests that boot that
 # kernel with that root (its lttng-tools, babeltrace2, curl, python3...).
 #
-#   check-kernel.sh build SOURCE...   the fork (the lttng-modules version
-#                                     of that release: lttng-modules/
-#                                     releases), dtracer.ko and
-#                                     lttng-probe-dtracer.ko built in the
-#                                     root, the guests' module tree and
-#                                     initramfs, the shadow build folder
+#   check-kernel.sh build             this source (make distdir)
+#                                     configured in the root (configure
+#                                     picks the release's lttng-modules
+#                                     itself: lttng-modules/releases) and
+#                                     built there, as a user of that
+#                                     release builds it; its fork,
+#                                     dtracer.ko and lttng-probe-dtracer.ko
+#                                     are what the guests boot: their
+#                                     module tree and initramfs, the
+#                                     shadow build folder
 #   check-kernel.sh run TEST...       run these t-*.sh there; fail on any
 #                                     "not ok"
 #   check-kernel.sh install TEST...   that release as the build machine:
-#                                     this source (make distdir) configured
-#                                     in the root (configure picks the
-#                                     release's lttng-modules itself),
-#                                     built, then make check TESTS="TEST..."
-#                                     there (tests/build/t-install.sh: make
-#                                     install, DKMS); OUT/install/, its
-#                                     logs there; fails on a failed step
-#
-# SOURCE...: the files of dtracer/ and probes/ that Kbuild needs (the
-# Makefile's dtracer_sources and probes_sources), linked into OUT.
+#                                     make check TESTS="TEST..." in the
+#                                     tree build made (made again first
+#                                     if the source changed since)
+#                                     (tests/build/t-install.sh: make
+#                                     install, DKMS); its logs in
+#                                     OUT/install/; fails on a failed step
 #
 # Environment: DT_SRCDIR, DT_BUILDDIR (the normal build, left alone),
 # DT_SUITE (default trixie), DT_SUITE_ROOT (debian-root.sh's OUT, default
 # DT_BUILDDIR/tests/vm/build/SUITE), DT_SUITE_OUT (default
 # DT_BUILDDIR/tests/vm/build-SUITE).
 #
-#   OUT/dtracer/, OUT/probes/  Kbuild folders (sources linked in)
-#   OUT/lttng/src              the fork, prepared by prepare.sh, built
+#   OUT/install/dist           the source the tree was built from
+#   OUT/install/src            the tree, configured and built in the root
+#                              (its fork: lttng-modules/build/src)
 #   OUT/kernel-private         the internal headers some probes need
 #   OUT/modules/lib/modules/REL, OUT/initramfs.cpio.gz   what guests boot
 #   OUT/tree/                  DT_BUILDDIR of the tests
@@ -86,81 +87,65 @@ in_root() {
 		{ tail -n 40 "$_log" >&2; die "$* failed in the $suite root (log: $_log)"; }
 }
 
+# tree: this source (make distdir) configured and built in the root
+# (configure picks the release's lttng-modules itself) in OUT/install/src,
+# as a user on that release builds it; its modules are what the guests
+# boot. Built again only when the source changed: OUT/install/dist is the
+# copy it was built from.
+tree() {
+	i=$out/install
+	mkdir -p "$i"
+	rm -rf "$i/dist.new"
+	make -C "$DT_BUILDDIR" distdir distdir="$i/dist.new" > "$i/distdir.log" 2>&1 ||
+		{ tail -n 20 "$i/distdir.log" >&2; die "make distdir failed (log: $i/distdir.log)"; }
+	if [ -f "$i/built" ] && diff -r -q "$i/dist" "$i/dist.new" > /dev/null 2>&1; then
+		rm -rf "$i/dist.new"
+		say "this source, built in the root before (logs: $i/)"
+		return 0
+	fi
+	rm -rf "$i/dist" "$i/src" "$i/built"
+	mv "$i/dist.new" "$i/dist"
+	cp -a "$i/dist" "$i/src"
+	say "this source configured and built in the $suite root (a few minutes; logs: $i/)"
+	in_root "$i/configure.log" sh -c "cd '$i/src' && ./configure \
+		--with-kernel='$KERNEL_BUILD' --with-kernel-private='$kp' \
+		--with-kernel-modules='$KERNEL_MODULES' --disable-vm-tests"
+	in_root "$i/make.log" make -C "$i/src" -j2
+	touch "$i/built"
+}
+
 build() {
 	mkdir -p "$out"
-	ksum=$(sha256sum "$sroot/stamp" | cut -d' ' -f1)
-	# The fork at the release's lttng-modules version.
-	set -- "$@" --
 	line=$(grep "^$suite " "$DT_SRCDIR/lttng-modules/releases") ||
 		die "no lttng-modules version for $suite in lttng-modules/releases"
 	lmver=$(echo "$line" | cut -d' ' -f2)
 	lmdeb=$(echo "$line" | cut -d' ' -f3)
-	lm=$out/lttng
-	mkdir -p "$lm"
-	want=$(cat "$DT_SRCDIR/lttng-modules/SHA256SUMS" \
-		"$DT_SRCDIR/lttng-modules/prepare.sh" \
-		"$DT_SRCDIR/lttng-modules/patches/series" \
-		$(find "$DT_SRCDIR/lttng-modules/patches" -name '*.patch' | sort) |
-		sha256sum | cut -d' ' -f1)
-	if [ "$(cat "$lm/source.sum" 2>/dev/null)" != "$want" ] || [ ! -d "$lm/src" ]; then
-		deb=lttng-modules-dkms_${lmdeb}_all.deb
-		# Downloaded with the release's apt (prepare.sh checks the pin).
-		grep -F "  $deb" "$DT_SRCDIR/lttng-modules/SHA256SUMS" |
-			(cd "$lm" && sha256sum -c --status) 2>/dev/null ||
-			in_root "$lm/download.log" sh -c \
-				"cd '$lm' && apt-get download -q lttng-modules-dkms=$lmdeb"
-		rm -f "$lm/source.sum" "$lm/built.sum"
-		sh "$DT_SRCDIR/lttng-modules/prepare.sh" "$DT_SRCDIR/lttng-modules" \
-			"$lm" "$lmdeb" "$lmver"
-		echo "$want" > "$lm/source.sum"
-	fi
 	# The kernel-internal headers of six probes (kmem, kvm, ...), from
 	# the release's linux-source, downloaded with its apt.
 	kp=$out/kernel-private
 	in_root "$out/kernel-private.log" sh "$DT_SRCDIR/lttng-modules/kernel-private.sh" \
 		"$kp" "linux-headers-$rel" "$KERNEL_VERSION"
-	if [ "$(cat "$lm/built.sum" 2>/dev/null)" != "$ksum" ]; then
-		say "lttng-modules $lmver against $rel (a few minutes; log: $lm/build.log)"
-		# A tree built for another kernel is cleaned first (Kbuild's
-		# clean walks all 61 modules: 20 s for a tree never built).
-		[ -z "$(find "$lm/src" -name '*.o' -print -quit)" ] ||
-			in_root "$lm/clean.log" make -C "$lm/src" KERNELDIR="$KERNEL_BUILD" clean
-		# At the path the install test's build and its DKMS build
-		# use, through ccache with DT_CCACHE: they compile nothing again.
-		in_root "$lm/build.log" sh "$DT_SRCDIR/scripts/kbuild-cached.sh" \
-			fork "$DT_VERSION" "$rel" "$lm/src" "$kp" -j2 \
-			KERNELDIR="$KERNEL_BUILD" modules
-		echo "$ksum" > "$lm/built.sum"
-	fi
-
-	# dtracer.ko and the probe module, sources linked into OUT.
-	while [ "$1" != -- ]; do
-		mkdir -p "$out/$(dirname "$1")"
-		ln -sf "$DT_SRCDIR/$1" "$out/$1"
-		shift
+	# The fork (at the release's lttng-modules version), dtracer.ko and
+	# the probe module: the tree's, built in the root through ccache
+	# (DT_CCACHE: the install test's DKMS build compiles nothing again).
+	tree
+	lm=$i/src/lttng-modules/build/src
+	for ko in "$i/src/dtracer/dtracer.ko" "$i/src/probes/lttng-probe-dtracer.ko" \
+		"$lm/src/lttng-tracer.ko"; do
+		[ -f "$ko" ] || die "the tree built in the root has no $ko (log: $i/make.log)"
 	done
-	if [ "$(cat "$out/kernel.sum" 2>/dev/null)" != "$ksum" ]; then
-		rm -f "$out/dtracer/"*.o "$out/dtracer/"*.ko "$out/probes/"*.o "$out/probes/"*.ko
-		echo "$ksum" > "$out/kernel.sum"
-	fi
-	say "dtracer.ko and lttng-probe-dtracer.ko against $rel"
-	# Through ccache as the fork is: the install test's builds hit.
-	in_root "$out/dtracer.log" sh "$DT_SRCDIR/scripts/kbuild-cached.sh" \
-		module "$DT_VERSION" "$KERNEL_BUILD" dtracer "$out" - modules
-	in_root "$out/probes.log" sh "$DT_SRCDIR/scripts/kbuild-cached.sh" \
-		module "$DT_VERSION" "$KERNEL_BUILD" probes "$out" "$lm/src" modules
 
 	say "module tree and initramfs for $rel"
 	sh "$DT_SRCDIR/tests/vm/mkmodtree.sh" "$out/modules" "$rel" \
-		"$KERNEL_MODULES" "$out/dtracer/dtracer.ko" \
-		"$out/probes/lttng-probe-dtracer.ko" "$lm/src"
+		"$KERNEL_MODULES" "$i/src/dtracer/dtracer.ko" \
+		"$i/src/probes/lttng-probe-dtracer.ko" "$lm"
 	sh "$DT_SRCDIR/tests/vm/mkinitramfs.sh" "$out/initramfs.cpio.gz" "$rel" \
 		"$KERNEL_MODULES" "${BUSYBOX:-/bin/busybox}" \
 		"$DT_SRCDIR/tests/vm/initramfs-init"
 
 	# The shadow build folder.
 	t=$out/tree
-	DT_BUILDDIR=$DT_BUILDDIR sh "$DT_SRCDIR/tests/vm/shadow-tree.sh" "$t" "$lm/src" \
+	DT_BUILDDIR=$DT_BUILDDIR sh "$DT_SRCDIR/tests/vm/shadow-tree.sh" "$t" "$lm" \
 		"tests/vm/check-kernel.sh: the harness on $suite's kernel and root." <<EOF
 DT_KERNEL_RELEASE='$rel'
 DT_KERNEL_IMAGE='$KERNEL_IMAGE'
@@ -169,7 +154,7 @@ DT_KERNEL_BUILD='$root$KERNEL_BUILD'
 DT_KERNEL_PRIVATE='$kp'
 DT_VM_INITRAMFS='$out/initramfs.cpio.gz'
 DT_VM_MODTREE='$out/modules/lib/modules/$rel'
-DT_LTTNG_MODULES_SRC='$lm/src'
+DT_LTTNG_MODULES_SRC='$lm'
 DT_LTTNG_MODULES_VERSION='$lmver'
 DT_LTTNG_MODULES_DEB_VERSION='$lmdeb'
 # The guests' root: $suite's, not this machine's.
@@ -205,25 +190,17 @@ run() {
 }
 
 install() {
-	i=$out/install
 	kp=$out/kernel-private
 	[ -f "$kp/.version" ] || die "run 'check-kernel.sh build' first"
-	rm -rf "$i"
-	mkdir -p "$i"
-	say "this source (make distdir) into $i/src"
-	make -C "$DT_BUILDDIR" distdir distdir="$i/src" > "$i/distdir.log" 2>&1 ||
-		{ tail -n 20 "$i/distdir.log" >&2; die "make distdir failed (log: $i/distdir.log)"; }
-	say "configure, make, make check TESTS='$*' in the $suite root (logs: $i/)"
-	in_root "$i/configure.log" sh -c "cd '$i/src' && ./configure \
-		--with-kernel='$KERNEL_BUILD' --with-kernel-private='$kp' \
-		--with-kernel-modules='$KERNEL_MODULES' --disable-vm-tests"
-	in_root "$i/make.log" make -C "$i/src" -j2
+	# The tree the build made (made again if the source changed since).
+	tree
+	say "make check TESTS='$*' in the $suite root (logs: $i/)"
 	in_root "$i/check.log" env CI="${CI:-}" make -j2 -C "$i/src" check TESTS="$*"
 }
 
 case $cmd in
-build) build "$@" ;;
+build) build ;;
 run) run "$@" ;;
 install) install "$@" ;;
-*) die "usage: check-kernel.sh build SOURCE... | run TEST... | install TEST..." ;;
+*) die "usage: check-kernel.sh build | run TEST... | install TEST..." ;;
 esac

@@ -2,10 +2,12 @@
 # seconds: 500 (expected on 2 cores under make check-lanes, beside the other lane's guests; scripts/times.sh flags twice that)
 # make check on the other Debian release as the build machine (the
 # guests' part is t-release.sh's): in its root (tests/vm/build-SUITE/,
-# which make check made), tests/vm/check-kernel.sh install configures a
-# copy of this tree, builds it with that release's compiler and
-# libraries, and runs DT_INSTALL_TESTS there. Its points are told here
-# as "[SUITE build] t-NAME: ...", with their diagnostics. Boots no guest.
+# which make check made), a copy of this tree configured and built with
+# that release's compiler and libraries (tests/vm/check-kernel.sh build
+# did, for the guests' modules; install builds it again first if the
+# source changed since), and DT_INSTALL_TESTS run there (check-kernel.sh
+# install). Its points are told here as "[SUITE build] t-NAME: ...",
+# with their diagnostics. Boots no guest.
 . "$DT_SRCDIR/tests/vm/tap.sh"
 . "$DT_BUILDDIR/tests/vm/config.sh"
 release_test=tests/vm/t-release-build.sh
