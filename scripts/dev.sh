@@ -13,7 +13,8 @@
 #
 # check ends with where the time went (scripts/times.sh: each phase, the
 # slowest tests, those over twice their stated time, the distance from
-# the 40-minute budget), also when it fails; the figures stay in
+# the 40-minute budget), also when it fails, then the longest steps
+# inside the guests (scripts/guest-steps.sh); the figures stay in
 # tests/phases.tsv and tests/times.tsv.
 set -eu
 cd "$(dirname "$0")/.."
@@ -62,6 +63,7 @@ if [ "$1" = check ]; then
 	: > "$DT_TIMES"
 	trap '[ -z "$running" ] || phase "$running (failed)"
 		sh scripts/times.sh "$DT_PHASES" "$DT_TIMES"
+		sh scripts/guest-steps.sh tests/out tests/vm/build-trixie/tree/tests/out || true
 		CCACHE_DIR=$DT_CCACHE ccache -s 2> /dev/null |
 			sed -n "s/^ *\(Hits\|Misses\): */ccache \1: /p" || true' EXIT
 fi

@@ -34,14 +34,19 @@ diag() {
 }
 
 # printf, not echo: dash's echo would expand backslashes. Twice, not
-# through tee: a process less per point under emulation.
+# through tee: a process less per point under emulation. The script's
+# log (results/script.log) has the guest's uptime after each point, in
+# brackets (a built-in read: no process), to see where a test's guest
+# time goes (scripts/guest-steps.sh); the TAP file has the point alone.
 ok() {
-	printf 'ok - %s\n' "$*"
+	read -r _up _idle < /proc/uptime
+	printf 'ok - %s [%s]\n' "$*" "$_up"
 	printf 'ok - %s\n' "$*" >> "$DT_TAP"
 }
 
 not_ok() {
-	printf 'not ok - %s\n' "$*"
+	read -r _up _idle < /proc/uptime
+	printf 'not ok - %s [%s]\n' "$*" "$_up"
 	printf 'not ok - %s\n' "$*" >> "$DT_TAP"
 	dt_failures=$((dt_failures + 1))
 }
