@@ -141,7 +141,9 @@ dt-collector)
 	say "done"
 	;;
 dt-backend)
-	background http://dt-client:8001/
+	# The loops start once recording has (bg-curl is a process a fetch:
+	# beside lttng-sessiond's start, a loop took the guest's time).
+	background
 	record
 	mkdir -p /tmp/www
 	head -c 65536 /dev/urandom > /tmp/www/data.bin
@@ -151,6 +153,7 @@ dt-backend)
 	httpd=$!
 	check "python3 -m http.server (HTTP/1.1) listens on 8000" \
 		wait_for 60 sh -c "ss -Hltn | grep -q ':8000 '"
+	background_loop http://dt-client:8001/
 	background_flows http://dt-client:8001/
 	$tcp serve -4 7499 0 > /dev/null 2>&1 &
 	ready=$!
@@ -163,13 +166,14 @@ dt-backend)
 	stop
 	;;
 dt-proxy)
-	background http://dt-backend:8001/
+	background
 	record
 	mkdir -p /tmp/nginx
 	cp "$DT_SRCDIR/demo/nginx.conf" /tmp/nginx/
 	check "nginx (Debian's, unpacked) starts as a reverse proxy to dt-backend" \
 		"$nginx" -p /tmp/nginx/ -c nginx.conf -e /tmp/nginx/error.log
 	check "nginx listens on 8080" wait_for 60 sh -c "ss -Hltn | grep -q ':8080 '"
+	background_loop http://dt-backend:8001/
 	background_flows http://dt-backend:8001/
 	$tcp serve -4 7498 0 > /dev/null 2>&1 &
 	ready=$!

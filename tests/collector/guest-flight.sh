@@ -8,6 +8,7 @@
 # on the debug kernel a fast request through socat's fork can take
 # longer than a second.
 DT_COLLECT_REQUESTS=40
+DT_COLLECT_PLAIN=0
 DT_COLLECT_RECORD="--slower-than $(slow 1)s --subbuf-size 512k --num-subbuf 8"
 DT_COLLECT_SERVE="-d $(slow 2000) -e 20"
 . "$DT_SRCDIR/tests/collector/guest-collect.sh"
