@@ -188,6 +188,26 @@ bool dt_flags_enter(struct task_struct *task, struct dt_ctx *c,
 }
 
 /*
+ * task's context, a reference the caller puts (NULL: none, or task is a
+ * client), and why task is in it (goroutines.c: a goroutine takes the
+ * context of the thread running it).
+ */
+struct dt_ctx *dt_flags_ctx(struct task_struct *task, enum dt_reason *reason)
+{
+	struct dt_ctx *c = NULL;
+	struct dt_flag *f;
+
+	rcu_read_lock();
+	f = dt_flag_find(task);
+	if (f && f->ctx && dt_ctx_tryget(f->ctx)) {
+		c = f->ctx;
+		*reason = f->reason;
+	}
+	rcu_read_unlock();
+	return c;
+}
+
+/*
  * task turned to work for no traced request: it leaves its context
  * (switched, or response once it has answered). A client stays.
  */

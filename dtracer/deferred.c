@@ -187,7 +187,7 @@ void dt_loop_queue(u32 pos, struct dt_ctx *c)
 	struct dt_pending *e, *free = NULL;
 	unsigned long irq;
 
-	if (dt_in_pool())
+	if (dt_in_pool() || dt_go_thread())
 		return;
 	spin_lock_irqsave(&dt_pending_lock, irq);
 	for (e = dt_pending; e < dt_pending + DT_PENDING_MAX; e++) {
@@ -264,8 +264,8 @@ enum dt_fwd dt_loop_forward(const struct sock *sk, bool counted,
 	if (last == DT_LOOP_ANSWER || last == DT_LOOP_NONE ||
 	    l->fwds == l->reads)
 		return DT_FWD_NONE;
-	if (dt_in_pool()) {
-		/* Counted, not judged: the hand-off's guess decides. */
+	if (dt_in_pool() || dt_go_thread()) {
+		/* Counted, not judged: the hand-off's or goroutines' rule. */
 		l->fwds++;
 		return DT_FWD_NONE;
 	}

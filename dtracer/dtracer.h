@@ -28,8 +28,10 @@
  *   dt_gate_lock (gate.c), then dt_syscalls_lock (syscalls.c, which
  *   registers its kretprobes under it and takes dt_narrow_lock under
  *   it); dt_trust_lock alone (it serialises writers of the trust list).
- * - deferred.c's dt_pending_lock (spin_lock_irqsave) is a leaf: taken
- *   with no other lock of dtracer's held, nothing taken under it.
+ * - deferred.c's dt_pending_lock and goroutines.c's dt_go_lock
+ *   (spin_lock_irqsave) are leaves: taken with no other lock of
+ *   dtracer's held, nothing taken under them. goroutines.c's dt_go_mutex
+ *   comes after dt_probe_lock (arming registers uprobes under it).
  * - Entries are freed with kfree_rcu(); nothing sleeps under any of them.
  * - A function that must run under a lock asserts it: lockdep for locks,
  *   sock_owned_by_me() for a socket's, RCU_LOCKDEP_WARN for RCU. A lock
@@ -87,6 +89,7 @@ enum dt_stat {
 	DT_STAT_RECV_NO_SOCKET,		/* marked segments with no full socket */
 	DT_STAT_MARKS_OUT_OF_WINDOW,	/* ... outside the receive window */
 	DT_STAT_DROP_DEFERRED,		/* deferred calls not followed: full */
+	DT_STAT_DROP_GOROUTINES,	/* goroutines not followed: full */
 	DT_STAT_COUNT
 };
 
@@ -105,6 +108,7 @@ enum dt_mem {
 	DT_MEM_THREADS,
 	DT_MEM_SOCKETS,
 	DT_MEM_CONTEXTS,
+	DT_MEM_GOROUTINES,
 	DT_MEM_COUNT
 };
 
@@ -199,6 +203,7 @@ void dt_flags_set_max_propagations(unsigned int per_second);
 bool dt_flags_enter(struct task_struct *task, struct dt_ctx *c,
 		    enum dt_reason reason);
 void dt_flags_leave(struct task_struct *task);
+struct dt_ctx *dt_flags_ctx(struct task_struct *task, enum dt_reason *reason);
 void dt_flags_wrote(struct task_struct *task, const struct sock *sk);
 void dt_flags_socket_gone(const struct sock *sk);
 void dt_flags_exit(void);
@@ -272,6 +277,17 @@ enum dt_fwd dt_loop_forward(const struct sock *sk, bool counted,
 			    struct dt_ctx **c);
 void dt_loop_answered(const struct dt_ctx *c);
 void dt_loop_reset(void);
+
+/* goroutines.c: Go's goroutines followed across threads (uprobes). */
+int dt_go_arm(void);
+void dt_go_disarm(void);
+void dt_go_clear(void);
+int dt_go_set(const char *buf, size_t len);
+ssize_t dt_go_show(char *buf);
+bool dt_go_thread(void);
+void dt_go_untraced(void);
+void dt_go_mirror(void);
+void dt_go_task_exit(struct task_struct *task);
 
 /* handoff.c: a thread serving a request hands it to the threads it wakes. */
 int dt_handoff_arm(void);

@@ -253,8 +253,10 @@ static bool dt_send_begin(struct sock *sk, const struct dt_sender *by,
 	    dt_send_kind(sk, by, NULL, fwd, fwd_ctx, &owner) != DT_UNMARKED)
 		ds = dt_sock_get(sk);
 	if (!ds) {
-		if (by && !by->client)
+		if (by && !by->client) {
 			dt_flags_leave(current);
+			dt_go_mirror();
+		}
 		return false;
 	}
 	seq = READ_ONCE(tp->write_seq);
@@ -285,6 +287,7 @@ static bool dt_send_begin(struct sock *sk, const struct dt_sender *by,
 		dt_handoff_answered(owner);
 		dt_loop_answered(owner);
 	}
+	dt_go_mirror();
 	return kind != DT_UNMARKED;
 }
 

@@ -156,7 +156,7 @@ static void dt_on_waking(void *data, struct task_struct *p)
 {
 	if (!atomic_read(&dt_trace_active) || !in_task() || p == current ||
 	    (p->flags & PF_KTHREAD) || !same_thread_group(current, p) ||
-	    !dt_in_pool())
+	    !dt_in_pool() || dt_go_thread())
 		return;
 	dt_flags_handoff(p);
 }

@@ -322,9 +322,13 @@ static void dt_on_read(void *data, struct sock *sk)
 			dt_stat_inc(DT_STAT_UNSOLICITED);
 		if (r.served)
 			dt_read_untraced(ds, r.served);
+		if (dt_serving_side(sk))
+			dt_go_untraced();
 		dt_flags_leave(current);
 	}
 	rcu_read_unlock();
+	/* The goroutine this thread runs, if any, is where it is now. */
+	dt_go_mirror();
 }
 
 static struct tracepoint *dt_tp_read;

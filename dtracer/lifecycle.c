@@ -2,8 +2,9 @@
 /*
  * Threads come and go: children of flagged threads are flagged
  * (sched_process_fork, when inherit is 1) and exiting threads lose their
- * flag (sched_process_exit). These hooks stay registered while the module
- * is loaded, whatever probe says: they only touch the thread table.
+ * flag and their goroutine slot (sched_process_exit). These hooks stay
+ * registered while the module is loaded, whatever probe says: they only
+ * touch the thread table and goroutines.c's slots.
  *
  * Tracepoint probes run with preemption disabled: no sleeping here.
  * Locking: none of its own; flags.c takes dt_flags_lock.
@@ -22,6 +23,7 @@ static void dt_on_fork(void *data, struct task_struct *parent,
 static void dt_on_exit(void *data, struct task_struct *task)
 {
 	dt_flags_task_exit(task);
+	dt_go_task_exit(task);
 }
 
 static struct tracepoint *dt_tp_fork, *dt_tp_exit;

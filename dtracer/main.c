@@ -4,6 +4,8 @@
  * own file (see docs/architecture.md): flags.c (flagged threads),
  * manual.c (add_pid, remove_pid, list_pid), ctx.c (the requests
  * served), context.c (threads moving between them), handoff.c (hand-offs),
+ * goroutines.c (Go's goroutines, through uprobes), deferred.c (event
+ * loops' deferred calls), scope.c (the gate's scope on event loops),
  * lifecycle.c (fork/exit), hooks.c (hooking the kernel: tracepoints by
  * name, netfilter, kretprobes), sockets.c (marked ranges per socket),
  * tuple.c (a socket's addresses), egress.c (marking), ingress.c
@@ -52,6 +54,7 @@ static void __exit dt_exit(void)
 {
 	dt_control_exit();
 	dt_probe_set(false);
+	dt_go_clear();
 	dt_lifecycle_exit();
 	dt_flags_exit();
 	dt_trust_exit();

@@ -40,8 +40,13 @@ static int dt_arm(void)
 	ret = dt_handoff_arm();
 	if (ret)
 		goto out_egress;
+	ret = dt_go_arm();
+	if (ret)
+		goto out_handoff;
 	return 0;
 
+out_handoff:
+	dt_handoff_disarm();
 out_egress:
 	dt_egress_disarm();
 out_ingress:
@@ -53,6 +58,7 @@ out_sockets:
 
 static void dt_disarm(void)
 {
+	dt_go_disarm();
 	dt_handoff_disarm();
 	dt_egress_disarm();
 	dt_ingress_disarm();

@@ -35,6 +35,7 @@ static const char *const dt_stat_names[DT_STAT_COUNT] = {
 	[DT_STAT_RECV_NO_SOCKET] = "recv_no_socket",
 	[DT_STAT_MARKS_OUT_OF_WINDOW] = "marks_out_of_window",
 	[DT_STAT_DROP_DEFERRED] = "drops_deferred",
+	[DT_STAT_DROP_GOROUTINES] = "drops_goroutines",
 };
 
 void dt_stat_inc(enum dt_stat s)
@@ -58,6 +59,7 @@ static const char *const dt_mem_names[DT_MEM_COUNT] = {
 	[DT_MEM_THREADS] = "mem_threads",
 	[DT_MEM_SOCKETS] = "mem_sockets",
 	[DT_MEM_CONTEXTS] = "mem_contexts",
+	[DT_MEM_GOROUTINES] = "mem_goroutines",
 };
 
 void *dt_mem_zalloc(enum dt_mem m, size_t size, gfp_t gfp)

@@ -22,7 +22,7 @@ AM_TESTS_ENVIRONMENT = \
 unit_tests = %reldir%/unit/test-parse %reldir%/unit/test-ranges \
 	%reldir%/unit/test-hull %reldir%/unit/test-sync %reldir%/unit/test-retime \
 	%reldir%/unit/test-requests %reldir%/unit/test-export %reldir%/unit/test-view \
-	%reldir%/unit/test-watch
+	%reldir%/unit/test-watch %reldir%/unit/test-go-elf
 check_PROGRAMS = $(unit_tests) %reldir%/tools/dt-tcp %reldir%/tools/dt-pcap \
 	%reldir%/tools/dt-retime %reldir%/tools/dt-view-fixture \
 	%reldir%/tools/dt-export-check %reldir%/tools/dt-crowd %reldir%/tools/dt-inject \
@@ -65,6 +65,9 @@ tests_tools_dt_view_fixture_CPPFLAGS = $(COLLECTOR_CPPFLAGS) \
 	-I$(srcdir)/tests/unit
 tests_tools_dt_view_fixture_CFLAGS = $(COLLECTOR_CFLAGS)
 tests_tools_dt_view_fixture_LDADD = $(COLLECTOR_LIB) $(GLIB_LIBS) $(JSONC_LIBS) -lm
+tests_unit_test_go_elf_SOURCES = %reldir%/unit/test-go-elf.c %reldir%/unit/tap.h
+tests_unit_test_go_elf_CPPFLAGS = $(COLLECTOR_CPPFLAGS) -I$(srcdir)/tests/unit
+tests_unit_test_go_elf_LDADD = $(COLLECTOR_LIB)
 tests_tools_dt_export_check_SOURCES = %reldir%/tools/dt-export-check.c
 tests_tools_dt_export_check_CFLAGS = $(AM_CFLAGS) $(JSONC_CFLAGS)
 tests_tools_dt_export_check_LDADD = $(JSONC_LIBS)

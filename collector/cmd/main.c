@@ -10,6 +10,7 @@
  *   dtracer view      them as one HTML page
  *   dtracer export    them as Perfetto or OpenTelemetry JSON
  *   dtracer watch     the requests of live sessions, as they complete
+ *   dtracer go        follow a Go program's goroutines
  */
 #include <stdio.h>
 #include <string.h>
@@ -36,7 +37,9 @@ static int usage(FILE *f)
 		"  export --format perfetto|otlp [--request ID] [-o FILE] MERGED\n"
 		"                                      Perfetto or OpenTelemetry JSON\n"
 		"  watch [--tree] [--timeout DURATION] [--html FILE] COLLECTOR[:PORT]\n"
-		"                                      the requests of live sessions, as they end\n");
+		"                                      the requests of live sessions, as they end\n"
+		"  go [--remove|--print] BINARY... | go --list\n"
+		"                                      follow Go programs' goroutines\n");
 	return f == stdout ? 0 : 2;
 }
 
@@ -60,6 +63,8 @@ int main(int argc, char **argv)
 		return dt_cmd_view(argc - 1, argv + 1);
 	if (!strcmp(cmd, "watch"))
 		return dt_cmd_watch(argc - 1, argv + 1);
+	if (!strcmp(cmd, "go"))
+		return dt_cmd_go(argc - 1, argv + 1);
 	if (!strcmp(cmd, "export"))
 		return dt_cmd_export(argc - 1, argv + 1);
 	if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help"))

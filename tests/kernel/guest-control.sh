@@ -23,12 +23,12 @@ rm -f "$DT_TRUST_CONF"
 check "modprobe dtracer" modprobe dtracer
 for f in add_pid:200 remove_pid:200 list_pid:444 stats:444 inherit:644 \
 	max_threads:644 max_sockets:644 gate:644 trust:644 \
-	max_propagations:644 probe:644 trace:444; do
+	max_propagations:644 probe:644 trace:444 go:644; do
 	check "${f%:*} has mode ${f#*:}, owned by root" \
 		test "$(stat -c '%a %U' $sys/${f%:*})" = "${f#*:} root"
 done
 n=$(ls $sys | wc -l)
-check "no other file in $sys ($n files)" test "$n" = 12
+check "no other file in $sys ($n files)" test "$n" = 13
 check "trust: loopback only by default" reads_exactly $sys/trust "127.0.0.0/8 ::1/128"
 check "max_propagations: 1000 by default" reads_exactly $sys/max_propagations 1000
 check "list_pid is empty after load" list_is
@@ -171,6 +171,7 @@ check "nobody cannot change trust" as_nobody "write_expect $sys/trust 0.0.0.0/0 
 check "nobody cannot change max_propagations" \
 	as_nobody "write_expect $sys/max_propagations 0 'Permission denied'"
 check "nobody cannot write to trace" as_nobody "write_expect $sys/trace 1 'Permission denied'"
+check "nobody cannot change go" as_nobody "write_expect $sys/go clear 'Permission denied'"
 check "... nothing changed" list_is "$s1 $s1 manual" "$s2 $s2 manual"
 check "... trust, probe, gate, limits as they were" sh -c "
 	[ \"\$(cat $sys/trust)\" = '127.0.0.0/8 ::1/128' ] && [ \$(cat $sys/probe) = 0 ] &&
@@ -184,7 +185,44 @@ done
 n=$(awk 'NF != 2 || $2 !~ /^[0-9]+$/' $sys/stats | wc -l)
 [ "$n" -eq 0 ] && ok "stats: every line is 'name number'" || not_ok "stats: $n lines are not 'name number'"
 
+# go: Go binaries whose goroutines are followed (uprobes while probe is
+# 1). dt-gomid from the guest's tmpfs (the shared 9p root gives uprobes
+# no pages: EIO), five copies to pass the limit of four.
+dtracer=$DT_BUILDDIR/collector/dtracer
+check "go reads empty" test -z "$(cat $sys/go)"
+for bad in bogus '/tmp 1 2 3' '/tmp 1 2 3 4 5' '/tmp 0 1 2 3' '/tmp x 1 2 3' '-' 'tmp 1 2 3 4'; do
+	check "go refuses '$bad' with EINVAL" write_expect $sys/go "$bad" "Invalid argument"
+done
+check "go refuses a directory with EINVAL" write_expect $sys/go "/tmp 1 2 3 4" "Invalid argument"
+check "go refuses a missing file with ENOENT" write_expect $sys/go "/nonexistent 1 2 3 4" "No such file"
+check "go refuses to remove what it does not follow with ENOENT" \
+	write_expect $sys/go "-/bin/sh" "No such file"
+check "dtracer go refuses a program that is not Go, saying why" sh -c \
+	"! $dtracer go /bin/sh > /tmp/go.err 2>&1 && grep -q 'no symbol table\|no runtime.execute' /tmp/go.err"
+check "... and go stays empty" test -z "$(cat $sys/go)"
+for i in 1 2 3 4 5; do cp "$DT_BUILDDIR/tests/vm/build/dt-gomid" /tmp/gomid-$i; done
+check "dtracer go: four Go binaries, probe 0" $dtracer go /tmp/gomid-1 /tmp/gomid-2 /tmp/gomid-3 /tmp/gomid-4
+check "... listed, off" sh -c "[ \$(grep -c ' off\$' $sys/go) -eq 4 ]"
+check "a fifth is refused with ENOSPC" write_expect $sys/go \
+	"$($dtracer go --print /tmp/gomid-5)" "No space left"
+check "the same one twice is refused with EEXIST" write_expect $sys/go \
+	"$($dtracer go --print /tmp/gomid-1)" "File exists"
+check "probe 1: their uprobes on" sh -c "echo 1 > $sys/probe && [ \$(grep -c ' armed\$' $sys/go) -eq 4 ]"
+/tmp/gomid-1 8091 127.0.0.1:9 /tmp/gomid.log 2> /tmp/gomid.err &
+gpid=$!
+check "a Go program runs under them" wait_for 60 sh -c "ss -Hltn | grep -q ':8091 '"
+check "probe 0: off again, the program still runs" sh -c \
+	"echo 0 > $sys/probe && [ \$(grep -c ' off\$' $sys/go) -eq 4 ] && kill -0 $gpid"
+check "dtracer go --remove one" $dtracer go --remove /tmp/gomid-4
+check "... three left" sh -c "[ \$(grep -c . $sys/go) -eq 3 ]"
+check "probe 1 again, with the Go program running" sh -c "echo 1 > $sys/probe && kill -0 $gpid"
+check "go clear" sh -c "echo clear > $sys/go && test -z \"\$(cat $sys/go)\""
+check "the Go program still runs" kill -0 $gpid
+check "two followed again, armed, for rmmod" $dtracer go /tmp/gomid-1 /tmp/gomid-2
+check "mem_goroutines back to 0 with nothing traced" sh -c "grep -qx 'mem_goroutines 0' $sys/stats"
 check "rmmod with two threads flagged" rmmod dtracer
+check "the Go program outlives dtracer" kill -0 $gpid
+kill $gpid
 # The module parameter: the initial list, or a refused load.
 check_fails "modprobe dtracer trust=bogus fails" modprobe dtracer trust=bogus
 check "... and loads nothing" test ! -e $sys

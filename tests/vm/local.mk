@@ -5,7 +5,7 @@
 # guest under TCG takes a minute).
 VM_BUILD = %reldir%/build
 vm_data = $(VM_BUILD)/initramfs.cpio.gz $(VM_BUILD)/modtree.stamp \
-	$(VM_BUILD)/nginx.stamp $(VM_BUILD)/redis.stamp
+	$(VM_BUILD)/nginx.stamp $(VM_BUILD)/redis.stamp $(VM_BUILD)/dt-gomid
 check_DATA += %reldir%/config.sh
 if VM_TESTS
 check_DATA += $(vm_data)
@@ -28,8 +28,9 @@ $(VM_BUILD)/redis.stamp: $(srcdir)/tests/vm/get-redis.sh
 		$(abs_srcdir)/lttng-modules/apt-download.sh
 	@touch $@
 
-# bench/fidelity.sh's Go middle tier, built with Debian's golang-go (no
-# module: the standard library only; the build cache in the build tree).
+# A Go program: bench/fidelity.sh's middle tier, and t-control's program
+# under `dtracer go`'s uprobes; built with Debian's golang-go (no module:
+# the standard library only; the build cache in the build tree).
 $(VM_BUILD)/dt-gomid: $(srcdir)/tests/tools/dt-gomid.go
 	@$(MKDIR_P) $(VM_BUILD)
 	@command -v go > /dev/null || { echo "dt-gomid: no go command: apt-get install golang-go" >&2; exit 1; }

@@ -1,0 +1,614 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Goroutines: Go's runtime runs many goroutines on a few threads and
+ * moves them between threads at will, so a thread's context (the
+ * request its last read started) is the wrong one as soon as another
+ * goroutine runs on it; and a goroutine hands work to another through
+ * channels (net/http's client writes each request from its connection's
+ * writeLoop goroutine, woken by the handler that asked). The kernel
+ * sees neither, but Go's scheduler says both, at functions whose
+ * arguments are in registers (Go's internal ABI on x86-64: the first in
+ * AX, the running goroutine in R14):
+ *
+ * - runtime.execute(gp): this thread runs goroutine gp from now on;
+ * - runtime.stopm(): this thread has no goroutine to run;
+ * - runtime.goready(gp) on a goroutine's stack: the running goroutine
+ *   wakes gp (a channel send, a mutex released, a WaitGroup done);
+ * - runtime.goexit0(gp): goroutine gp ended (its g is reused later).
+ *
+ * A user registers a Go binary (sysfs go: its path and the four
+ * functions' file offsets; the dtracer command finds them in the
+ * binary's symbol table); dtracer puts uprobes there while the probe is
+ * armed. Then a goroutine has a context as a thread has one, and the
+ * thread's flag follows the goroutine it runs:
+ *
+ * - whenever a thread running a goroutine reads or writes on TCP
+ *   (ingress.c, egress.c: where it enters or leaves a context), the
+ *   goroutine's entry says where the thread is at once (it never waits
+ *   for the thread to switch: another thread may run it first);
+ * - when a thread starts running a goroutine, it enters the goroutine's
+ *   context (reason resumed), or leaves its own; with none to run
+ *   (stopm), it leaves;
+ * - a goroutine that wakes another hands it its context, or none: the
+ *   woken goroutine's context, unless the woken goroutine serves a
+ *   request of its own (it read it: own), which only its own reads
+ *   change. A goroutine that read an untraced request serves no traced
+ *   one (own, no context): a traced goroutine waking it (a mutex it
+ *   waited for) gives it nothing.
+ *
+ * These are exact where the runtime calls them; what a goroutine does
+ * between a wake-up and the work it was woken for is not seen (a
+ * goroutine woken by several, a buffered channel read without a
+ * wake-up). The hand-off rule (handoff.c) and the deferred calls'
+ * (deferred.c) stay off for threads seen to run goroutines
+ * (dt_go_thread()).
+ *
+ * State: per thread, a slot by hash of its id, written by that thread
+ * only (the goroutine it runs, whether it read an untraced request);
+ * per goroutine, an entry in dt_go_gs by (process, g), at most
+ * DT_GO_MAX (drops_goroutines counts those not kept), under dt_go_lock.
+ * Uprobe handlers run in the thread's own context, preemptible;
+ * ingress.c and egress.c call in task context only (dt_go_mirror checks
+ * in_task()). dt_go_lock (spin_lock_irqsave, as the module's other
+ * locks) is a leaf: taken with no other lock of dtracer's held, nothing
+ * but the allocator's free under it (the thread table is changed after
+ * it is released). Registrations take dt_go_mutex (after state.c's
+ * dt_probe_lock when arming), and may sleep.
+ */
+#include "dtracer.h"
+
+#include <linux/err.h>
+#include <linux/fs.h>
+#include <linux/hash.h>
+#include <linux/hashtable.h>
+#include <linux/mutex.h>
+#include <linux/namei.h>
+#include <linux/path.h>
+#include <linux/preempt.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
+#include <linux/uprobes.h>
+
+enum { DT_GO_EXECUTE, DT_GO_STOPM, DT_GO_GOREADY, DT_GO_GOEXIT0, DT_GO_FNS };
+
+static const char *const dt_go_fn_names[DT_GO_FNS] = {
+	"runtime.execute", "runtime.stopm", "runtime.goready",
+	"runtime.goexit0",
+};
+
+#define DT_GO_BINS 4
+#define DT_GO_SLOT_BITS 11
+#define DT_GO_BITS 10
+#define DT_GO_MAX 4096
+
+struct dt_go_bin {
+	bool used;
+	bool armed;
+	struct path path;
+	loff_t off[DT_GO_FNS];
+	struct uprobe_consumer uc[DT_GO_FNS];
+#ifdef DT_HAVE_UPROBE_UNREGISTER_NOSYNC
+	struct uprobe *up[DT_GO_FNS];
+#endif
+};
+
+static struct dt_go_bin dt_go_bins[DT_GO_BINS];
+static DEFINE_MUTEX(dt_go_mutex);	/* the bins, arming */
+static bool dt_go_on;			/* armed (under dt_go_mutex) */
+
+/* Per thread: the goroutine it runs (0: none known). */
+struct dt_go_slot {
+	pid_t tid;
+	bool untraced;		/* it read an untraced request since */
+	unsigned long g;
+};
+
+static struct dt_go_slot dt_go_slots[1 << DT_GO_SLOT_BITS];
+
+struct dt_go_g {
+	struct hlist_node node;
+	pid_t tgid;
+	unsigned long g;
+	struct dt_ctx *ctx;	/* a reference, or NULL: none */
+	bool own;		/* it read its request */
+};
+
+static DEFINE_HASHTABLE(dt_go_gs, DT_GO_BITS);
+static DEFINE_SPINLOCK(dt_go_lock);
+static unsigned int dt_go_count;
+
+static struct dt_go_slot *dt_go_slot(void)
+{
+	return &dt_go_slots[hash_32(task_pid_nr(current), DT_GO_SLOT_BITS)];
+}
+
+/* Whether current runs goroutines of a registered binary. */
+bool dt_go_thread(void)
+{
+	struct dt_go_slot *s = dt_go_slot();
+
+	return READ_ONCE(s->tid) == task_pid_nr(current);
+}
+
+/* lifecycle.c: task exits; its slot is no longer a goroutine runner's. */
+void dt_go_task_exit(struct task_struct *task)
+{
+	pid_t tid = task_pid_nr(task);
+	struct dt_go_slot *s = &dt_go_slots[hash_32(tid, DT_GO_SLOT_BITS)];
+
+	if (READ_ONCE(s->tid) == tid)
+		WRITE_ONCE(s->tid, 0);
+}
+
+/* ingress.c: current read a request nobody traced (on a served socket). */
+void dt_go_untraced(void)
+{
+	struct dt_go_slot *s = dt_go_slot();
+
+	if (in_task() && READ_ONCE(s->tid) == task_pid_nr(current))
+		WRITE_ONCE(s->untraced, true);
+}
+
+static struct dt_go_g *dt_go_find_locked(pid_t tgid, unsigned long g)
+{
+	struct dt_go_g *e;
+
+	lockdep_assert_held(&dt_go_lock);
+	hash_for_each_possible(dt_go_gs, e, node, g ^ tgid)
+		if (e->g == g && e->tgid == tgid)
+			return e;
+	return NULL;
+}
+
+/*
+ * g's entry set to ctx (a reference, consumed; NULL: none) and own:
+ * made if missing (unless there is nothing to keep), removed if neither
+ * a context nor own. Returns the reference it replaced, for the caller
+ * to put once the lock is released.
+ */
+static struct dt_ctx *dt_go_set_locked(pid_t tgid, unsigned long g,
+				       struct dt_ctx *ctx, bool own,
+				       struct dt_go_g **spare)
+{
+	struct dt_go_g *e = dt_go_find_locked(tgid, g);
+	struct dt_ctx *old;
+
+	if (!e && !ctx && !own)
+		return NULL;
+	if (!e) {
+		if (dt_go_count >= DT_GO_MAX || !*spare) {
+			dt_stat_inc(DT_STAT_DROP_GOROUTINES);
+			return ctx;
+		}
+		e = *spare;
+		*spare = NULL;
+		e->tgid = tgid;
+		e->g = g;
+		hash_add(dt_go_gs, &e->node, g ^ tgid);
+		dt_go_count++;
+	}
+	old = e->ctx;
+	e->ctx = ctx;
+	e->own = own;
+	if (!ctx && !own) {
+		hash_del(&e->node);
+		dt_go_count--;
+		dt_mem_free(DT_MEM_GOROUTINES, e);
+	}
+	return old;
+}
+
+static struct dt_go_g *dt_go_spare(void)
+{
+	return dt_mem_zalloc(DT_MEM_GOROUTINES, sizeof(struct dt_go_g),
+			     GFP_NOWAIT | __GFP_NOWARN);
+}
+
+/*
+ * ingress.c, egress.c, after current's read or write (where it enters or
+ * leaves contexts): the goroutine it runs has current's context from now
+ * on (own if it read the request, or if it read an untraced one: own, no
+ * context), so that any thread that runs it next takes it. Nothing for a
+ * thread running no goroutine.
+ */
+void dt_go_mirror(void)
+{
+	struct dt_go_slot *s = dt_go_slot();
+	pid_t tgid = task_tgid_nr(current);
+	struct dt_go_g *spare = NULL, *e;
+	enum dt_reason reason;
+	struct dt_ctx *c, *old;
+	unsigned long g, irq;
+	bool own, untraced;
+
+	if (!in_task() || READ_ONCE(s->tid) != task_pid_nr(current) || !s->g)
+		return;
+	g = s->g;
+	untraced = s->untraced;
+	s->untraced = false;
+	c = dt_flags_ctx(current, &reason);
+	if (c || untraced)
+		spare = dt_go_spare();
+	spin_lock_irqsave(&dt_go_lock, irq);
+	e = dt_go_find_locked(tgid, g);
+	if (c)
+		own = reason == DT_REASON_PROPAGATED ||
+		      (e && e->own && e->ctx == c);
+	else
+		own = untraced || (e && e->own);
+	old = dt_go_set_locked(tgid, g, c, own, &spare);
+	spin_unlock_irqrestore(&dt_go_lock, irq);
+	if (old)
+		dt_ctx_put(old);
+	dt_mem_free(DT_MEM_GOROUTINES, spare);
+}
+
+/*
+ * current runs goroutine g from now on (0: none): it enters g's context,
+ * or leaves its own. The table is left alone while nothing is traced.
+ */
+static void dt_go_switch(unsigned long g)
+{
+	struct dt_go_slot *s = dt_go_slot();
+	struct dt_ctx *c = NULL;
+	unsigned long irq;
+	struct dt_go_g *e;
+
+	WRITE_ONCE(s->tid, task_pid_nr(current));
+	s->g = g;
+	s->untraced = false;
+	if (!atomic_read(&dt_trace_active))
+		return;
+	if (g) {
+		spin_lock_irqsave(&dt_go_lock, irq);
+		e = dt_go_find_locked(task_tgid_nr(current), g);
+		if (e && e->ctx && !READ_ONCE(e->ctx->dead))
+			c = dt_ctx_get(e->ctx);
+		spin_unlock_irqrestore(&dt_go_lock, irq);
+	}
+	if (!c || !dt_flags_enter(current, c, DT_REASON_RESUMED))
+		dt_flags_leave(current);
+	if (c)
+		dt_ctx_put(c);
+}
+
+/*
+ * The running goroutine (R14) wakes gp: gp gets its context, or none,
+ * unless gp serves a request of its own. Not on the scheduler's own
+ * stack (g0: a timer, the network poller): R14 is then not the
+ * goroutine the thread runs.
+ */
+static void dt_go_ready(unsigned long by, unsigned long gp)
+{
+	struct dt_go_slot *s = dt_go_slot();
+	pid_t tgid = task_tgid_nr(current);
+	struct dt_go_g *spare, *e;
+	enum dt_reason reason;
+	struct dt_ctx *c, *old = NULL;
+	unsigned long irq;
+
+	if (!atomic_read(&dt_trace_active) || !gp ||
+	    READ_ONCE(s->tid) != task_pid_nr(current) || s->g != by)
+		return;
+	c = dt_flags_ctx(current, &reason);
+	spare = c ? dt_go_spare() : NULL;
+	spin_lock_irqsave(&dt_go_lock, irq);
+	e = dt_go_find_locked(tgid, gp);
+	if (!(e && e->own) && (c || e)) {
+		old = dt_go_set_locked(tgid, gp, c, false, &spare);
+		c = NULL;
+	}
+	spin_unlock_irqrestore(&dt_go_lock, irq);
+	if (old)
+		dt_ctx_put(old);
+	if (c)
+		dt_ctx_put(c);
+	dt_mem_free(DT_MEM_GOROUTINES, spare);
+}
+
+/* Goroutine gp ended: its g will be another goroutine's. */
+static void dt_go_exit(unsigned long gp)
+{
+	struct dt_go_slot *s = dt_go_slot();
+	struct dt_go_g *spare = NULL;
+	struct dt_ctx *old;
+	unsigned long irq;
+
+	if (READ_ONCE(s->tid) == task_pid_nr(current) && s->g == gp) {
+		s->g = 0;
+		s->untraced = false;
+	}
+	spin_lock_irqsave(&dt_go_lock, irq);
+	old = dt_go_set_locked(task_tgid_nr(current), gp, NULL, false, &spare);
+	spin_unlock_irqrestore(&dt_go_lock, irq);
+	if (old)
+		dt_ctx_put(old);
+	dt_mem_free(DT_MEM_GOROUTINES, spare);
+}
+
+static int dt_go_on_execute(struct uprobe_consumer *uc, struct pt_regs *regs)
+{
+	dt_go_switch(regs->ax);
+	return 0;
+}
+
+static int dt_go_on_stopm(struct uprobe_consumer *uc, struct pt_regs *regs)
+{
+	dt_go_switch(0);
+	return 0;
+}
+
+static int dt_go_on_goready(struct uprobe_consumer *uc, struct pt_regs *regs)
+{
+	dt_go_ready(regs->r14, regs->ax);
+	return 0;
+}
+
+static int dt_go_on_goexit0(struct uprobe_consumer *uc, struct pt_regs *regs)
+{
+	dt_go_exit(regs->ax);
+	return 0;
+}
+
+static int (*const dt_go_handlers[DT_GO_FNS])(struct uprobe_consumer *,
+					       struct pt_regs *) = {
+	dt_go_on_execute, dt_go_on_stopm, dt_go_on_goready, dt_go_on_goexit0,
+};
+
+/* Under dt_go_mutex: b's uprobes off (the first n of them). */
+static void dt_go_unregister(struct dt_go_bin *b, int n)
+{
+	struct inode *inode = d_inode(b->path.dentry);
+	int i;
+
+	lockdep_assert_held(&dt_go_mutex);
+	for (i = 0; i < n; i++) {
+#ifdef DT_HAVE_UPROBE_UNREGISTER_NOSYNC
+		uprobe_unregister_nosync(b->up[i], &b->uc[i]);
+#else
+		uprobe_unregister(inode, b->off[i], &b->uc[i]);
+#endif
+	}
+#ifdef DT_HAVE_UPROBE_UNREGISTER_NOSYNC
+	if (n)
+		uprobe_unregister_sync();
+#endif
+	(void)inode;
+}
+
+/* Under dt_go_mutex: b's uprobes on, all or none. */
+static int dt_go_register(struct dt_go_bin *b)
+{
+	struct inode *inode = d_inode(b->path.dentry);
+	int i, ret = 0;
+
+	lockdep_assert_held(&dt_go_mutex);
+	for (i = 0; i < DT_GO_FNS; i++) {
+		memset(&b->uc[i], 0, sizeof(b->uc[i]));
+		b->uc[i].handler = dt_go_handlers[i];
+#ifdef DT_HAVE_UPROBE_UNREGISTER_NOSYNC
+		b->up[i] = uprobe_register(inode, b->off[i], 0, &b->uc[i]);
+		ret = PTR_ERR_OR_ZERO(b->up[i]);
+#else
+		ret = uprobe_register(inode, b->off[i], &b->uc[i]);
+#endif
+		if (ret) {
+			pr_warn("go: uprobe on %s at %#llx: error %d\n",
+				dt_go_fn_names[i], (unsigned long long)b->off[i],
+				ret);
+			dt_go_unregister(b, i);
+			return ret;
+		}
+	}
+	b->armed = true;
+	return 0;
+}
+
+/* The goroutines' table emptied (disarmed, or the last binary gone). */
+static void dt_go_forget(void)
+{
+	struct dt_go_g *e;
+	struct hlist_node *tmp;
+	unsigned long irq;
+	int bkt;
+
+	spin_lock_irqsave(&dt_go_lock, irq);
+	hash_for_each_safe(dt_go_gs, bkt, tmp, e, node) {
+		hash_del(&e->node);
+		if (e->ctx)
+			dt_ctx_put(e->ctx);
+		dt_mem_free(DT_MEM_GOROUTINES, e);
+	}
+	dt_go_count = 0;
+	spin_unlock_irqrestore(&dt_go_lock, irq);
+	memset(dt_go_slots, 0, sizeof(dt_go_slots));
+}
+
+/* state.c: the uprobes follow the probe (armed: on, disarmed: off). */
+int dt_go_arm(void)
+{
+	int i, ret = 0;
+
+	mutex_lock(&dt_go_mutex);
+	dt_go_on = true;
+	for (i = 0; i < DT_GO_BINS && !ret; i++)
+		if (dt_go_bins[i].used && !dt_go_bins[i].armed)
+			ret = dt_go_register(&dt_go_bins[i]);
+	mutex_unlock(&dt_go_mutex);
+	if (ret)
+		dt_go_disarm();
+	return ret;
+}
+
+void dt_go_disarm(void)
+{
+	int i;
+
+	mutex_lock(&dt_go_mutex);
+	dt_go_on = false;
+	for (i = 0; i < DT_GO_BINS; i++)
+		if (dt_go_bins[i].armed) {
+			dt_go_unregister(&dt_go_bins[i], DT_GO_FNS);
+			dt_go_bins[i].armed = false;
+		}
+	dt_go_forget();
+	mutex_unlock(&dt_go_mutex);
+}
+
+/*
+ * sysfs go: "PATH OFFSET_EXECUTE OFFSET_STOPM OFFSET_GOREADY
+ * OFFSET_GOEXIT0" registers a binary (file offsets, as the dtracer
+ * command's go finds them), "-PATH" removes it, "clear" all. The probes
+ * go on at once if the probe is armed; nothing is half-applied.
+ */
+static int dt_go_add(const char *path, const u64 *off)
+{
+	struct dt_go_bin *b = NULL;
+	struct path p;
+	int i, ret;
+
+	ret = kern_path(path, LOOKUP_FOLLOW, &p);
+	if (ret)
+		return ret;
+	if (!d_is_reg(p.dentry)) {
+		path_put(&p);
+		return -EINVAL;
+	}
+	mutex_lock(&dt_go_mutex);
+	for (i = 0; i < DT_GO_BINS; i++) {
+		if (dt_go_bins[i].used &&
+		    d_inode(dt_go_bins[i].path.dentry) == d_inode(p.dentry)) {
+			ret = -EEXIST;
+			goto out;
+		}
+		if (!b && !dt_go_bins[i].used)
+			b = &dt_go_bins[i];
+	}
+	if (!b) {
+		ret = -ENOSPC;
+		goto out;
+	}
+	b->path = p;
+	for (i = 0; i < DT_GO_FNS; i++)
+		b->off[i] = off[i];
+	b->armed = false;
+	ret = dt_go_on ? dt_go_register(b) : 0;
+	if (!ret) {
+		b->used = true;
+		p.dentry = NULL;
+	}
+out:
+	mutex_unlock(&dt_go_mutex);
+	if (p.dentry)
+		path_put(&p);
+	return ret;
+}
+
+static void dt_go_drop_locked(struct dt_go_bin *b)
+{
+	lockdep_assert_held(&dt_go_mutex);
+	if (b->armed)
+		dt_go_unregister(b, DT_GO_FNS);
+	path_put(&b->path);
+	memset(b, 0, sizeof(*b));
+}
+
+static int dt_go_remove(const char *path)
+{
+	struct path p;
+	int i, ret;
+
+	ret = kern_path(path, LOOKUP_FOLLOW, &p);
+	if (ret)
+		return ret;
+	ret = -ENOENT;
+	mutex_lock(&dt_go_mutex);
+	for (i = 0; i < DT_GO_BINS; i++)
+		if (dt_go_bins[i].used &&
+		    d_inode(dt_go_bins[i].path.dentry) == d_inode(p.dentry)) {
+			dt_go_drop_locked(&dt_go_bins[i]);
+			ret = 0;
+		}
+	mutex_unlock(&dt_go_mutex);
+	path_put(&p);
+	return ret;
+}
+
+void dt_go_clear(void)
+{
+	int i;
+
+	mutex_lock(&dt_go_mutex);
+	for (i = 0; i < DT_GO_BINS; i++)
+		if (dt_go_bins[i].used)
+			dt_go_drop_locked(&dt_go_bins[i]);
+	dt_go_forget();
+	mutex_unlock(&dt_go_mutex);
+}
+
+int dt_go_set(const char *buf, size_t len)
+{
+	char *s, *path, *tok, *rest;
+	u64 off[DT_GO_FNS];
+	int i, ret;
+
+	s = kstrndup(buf, len, GFP_KERNEL);
+	if (!s)
+		return -ENOMEM;
+	rest = strim(s);
+	ret = -EINVAL;
+	if (!strcmp(rest, "clear")) {
+		dt_go_clear();
+		ret = 0;
+	} else if (rest[0] == '-' && rest[1] == '/' && !strpbrk(rest, " \t\n")) {
+		ret = dt_go_remove(rest + 1);
+	} else if (rest[0] == '/') {
+		path = strsep(&rest, " \t");
+		for (i = 0; i < DT_GO_FNS; i++) {
+			do {
+				tok = strsep(&rest, " \t");
+			} while (tok && !*tok);
+			if (!tok || kstrtou64(tok, 0, &off[i]) || !off[i])
+				goto out;
+		}
+		if (rest && *skip_spaces(rest))
+			goto out;
+		ret = dt_go_add(path, off);
+	}
+out:
+	kfree(s);
+	return ret;
+}
+
+/* sysfs go, read: "PATH OFFSETS... armed|off" a registered binary. */
+ssize_t dt_go_show(char *buf)
+{
+	ssize_t n = 0;
+	char *tmp, *name;
+	int i, k;
+
+	tmp = kmalloc(PATH_MAX, GFP_KERNEL);
+	if (!tmp)
+		return -ENOMEM;
+	mutex_lock(&dt_go_mutex);
+	for (i = 0; i < DT_GO_BINS; i++) {
+		struct dt_go_bin *b = &dt_go_bins[i];
+
+		if (!b->used)
+			continue;
+		name = d_path(&b->path, tmp, PATH_MAX);
+		if (IS_ERR(name))
+			name = "?";
+		n += scnprintf(buf + n, PAGE_SIZE - n, "%s", name);
+		for (k = 0; k < DT_GO_FNS; k++)
+			n += scnprintf(buf + n, PAGE_SIZE - n, " %#llx",
+				       (unsigned long long)b->off[k]);
+		n += scnprintf(buf + n, PAGE_SIZE - n, " %s\n",
+			       b->armed ? "armed" : "off");
+	}
+	mutex_unlock(&dt_go_mutex);
+	kfree(tmp);
+	return n;
+}
