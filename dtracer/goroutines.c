@@ -518,19 +518,25 @@ static void dt_go_drop_locked(struct dt_go_bin *b)
 static int dt_go_remove(const char *path)
 {
 	struct path p;
-	int i, ret;
+	int i, ret, left;
 
 	ret = kern_path(path, LOOKUP_FOLLOW, &p);
 	if (ret)
 		return ret;
 	ret = -ENOENT;
+	left = 0;
 	mutex_lock(&dt_go_mutex);
-	for (i = 0; i < DT_GO_BINS; i++)
+	for (i = 0; i < DT_GO_BINS; i++) {
 		if (dt_go_bins[i].used &&
 		    d_inode(dt_go_bins[i].path.dentry) == d_inode(p.dentry)) {
 			dt_go_drop_locked(&dt_go_bins[i]);
 			ret = 0;
 		}
+		left += dt_go_bins[i].used;
+	}
+	/* The last one gone: no probe runs, the goroutines are forgotten. */
+	if (!ret && !left)
+		dt_go_forget();
 	mutex_unlock(&dt_go_mutex);
 	path_put(&p);
 	return ret;
