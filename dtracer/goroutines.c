@@ -97,6 +97,12 @@ struct dt_go_bin {
 static struct dt_go_bin dt_go_bins[DT_GO_BINS];
 static DEFINE_MUTEX(dt_go_mutex);	/* the bins, arming */
 static bool dt_go_on;			/* armed (under dt_go_mutex) */
+/*
+ * Some binary's probes are on (written under dt_go_mutex): the packet
+ * paths, the wake-up hook and thread exits ask goroutines.c nothing
+ * more on a host that follows no Go program.
+ */
+static bool dt_go_live;
 
 /* Per thread: the goroutine it runs (0: none known). */
 struct dt_go_slot {
@@ -127,9 +133,8 @@ static struct dt_go_slot *dt_go_slot(void)
 /* Whether current runs goroutines of a registered binary. */
 bool dt_go_thread(void)
 {
-	struct dt_go_slot *s = dt_go_slot();
-
-	return READ_ONCE(s->tid) == task_pid_nr(current);
+	return READ_ONCE(dt_go_live) &&
+	       READ_ONCE(dt_go_slot()->tid) == task_pid_nr(current);
 }
 
 /* lifecycle.c: task exits; its slot is no longer a goroutine runner's. */
@@ -138,17 +143,15 @@ void dt_go_task_exit(struct task_struct *task)
 	pid_t tid = task_pid_nr(task);
 	struct dt_go_slot *s = &dt_go_slots[hash_32(tid, DT_GO_SLOT_BITS)];
 
-	if (READ_ONCE(s->tid) == tid)
+	if (READ_ONCE(dt_go_live) && READ_ONCE(s->tid) == tid)
 		WRITE_ONCE(s->tid, 0);
 }
 
 /* ingress.c: current read a request nobody traced (on a served socket). */
 void dt_go_untraced(void)
 {
-	struct dt_go_slot *s = dt_go_slot();
-
-	if (in_task() && READ_ONCE(s->tid) == task_pid_nr(current))
-		WRITE_ONCE(s->untraced, true);
+	if (dt_go_thread() && in_task())
+		WRITE_ONCE(dt_go_slot()->untraced, true);
 }
 
 static struct dt_go_g *dt_go_find_locked(pid_t tgid, unsigned long g)
@@ -223,7 +226,7 @@ void dt_go_mirror(void)
 	unsigned long g, irq;
 	bool own, untraced;
 
-	if (!in_task() || READ_ONCE(s->tid) != task_pid_nr(current) || !s->g)
+	if (!dt_go_thread() || !in_task() || !s->g)
 		return;
 	g = s->g;
 	untraced = s->untraced;
@@ -240,8 +243,7 @@ void dt_go_mirror(void)
 		own = untraced || (e && e->own);
 	old = dt_go_set_locked(tgid, g, c, own, &spare);
 	spin_unlock_irqrestore(&dt_go_lock, irq);
-	if (old)
-		dt_ctx_put(old);
+	dt_ctx_put(old);
 	dt_mem_free(DT_MEM_GOROUTINES, spare);
 }
 
@@ -270,8 +272,7 @@ static void dt_go_switch(unsigned long g)
 	}
 	if (!c || !dt_flags_enter(current, c, DT_REASON_RESUMED))
 		dt_flags_leave(current);
-	if (c)
-		dt_ctx_put(c);
+	dt_ctx_put(c);
 }
 
 /*
@@ -301,10 +302,8 @@ static void dt_go_ready(unsigned long by, unsigned long gp)
 		c = NULL;
 	}
 	spin_unlock_irqrestore(&dt_go_lock, irq);
-	if (old)
-		dt_ctx_put(old);
-	if (c)
-		dt_ctx_put(c);
+	dt_ctx_put(old);
+	dt_ctx_put(c);
 	dt_mem_free(DT_MEM_GOROUTINES, spare);
 }
 
@@ -323,8 +322,7 @@ static void dt_go_exit(unsigned long gp)
 	spin_lock_irqsave(&dt_go_lock, irq);
 	old = dt_go_set_locked(task_tgid_nr(current), gp, NULL, false, &spare);
 	spin_unlock_irqrestore(&dt_go_lock, irq);
-	if (old)
-		dt_ctx_put(old);
+	dt_ctx_put(old);
 	dt_mem_free(DT_MEM_GOROUTINES, spare);
 }
 
@@ -417,13 +415,24 @@ static void dt_go_forget(void)
 	spin_lock_irqsave(&dt_go_lock, irq);
 	hash_for_each_safe(dt_go_gs, bkt, tmp, e, node) {
 		hash_del(&e->node);
-		if (e->ctx)
-			dt_ctx_put(e->ctx);
+		dt_ctx_put(e->ctx);
 		dt_mem_free(DT_MEM_GOROUTINES, e);
 	}
 	dt_go_count = 0;
 	spin_unlock_irqrestore(&dt_go_lock, irq);
 	memset(dt_go_slots, 0, sizeof(dt_go_slots));
+}
+
+/* Under dt_go_mutex: dt_go_live says whether some binary's probes are on. */
+static void dt_go_live_update_locked(void)
+{
+	bool live = false;
+	int i;
+
+	lockdep_assert_held(&dt_go_mutex);
+	for (i = 0; i < DT_GO_BINS; i++)
+		live |= dt_go_bins[i].armed;
+	WRITE_ONCE(dt_go_live, live);
 }
 
 /* state.c: the uprobes follow the probe (armed: on, disarmed: off). */
@@ -436,6 +445,7 @@ int dt_go_arm(void)
 	for (i = 0; i < DT_GO_BINS && !ret; i++)
 		if (dt_go_bins[i].used && !dt_go_bins[i].armed)
 			ret = dt_go_register(&dt_go_bins[i]);
+	dt_go_live_update_locked();
 	mutex_unlock(&dt_go_mutex);
 	if (ret)
 		dt_go_disarm();
@@ -453,6 +463,7 @@ void dt_go_disarm(void)
 			dt_go_unregister(&dt_go_bins[i], DT_GO_FNS);
 			dt_go_bins[i].armed = false;
 		}
+	dt_go_live_update_locked();
 	dt_go_forget();
 	mutex_unlock(&dt_go_mutex);
 }
@@ -499,6 +510,7 @@ static int dt_go_add(const char *path, const u64 *off)
 		b->used = true;
 		p.dentry = NULL;
 	}
+	dt_go_live_update_locked();
 out:
 	mutex_unlock(&dt_go_mutex);
 	if (p.dentry)
@@ -534,6 +546,7 @@ static int dt_go_remove(const char *path)
 		}
 		left += dt_go_bins[i].used;
 	}
+	dt_go_live_update_locked();
 	/* The last one gone: no probe runs, the goroutines are forgotten. */
 	if (!ret && !left)
 		dt_go_forget();
@@ -550,6 +563,7 @@ void dt_go_clear(void)
 	for (i = 0; i < DT_GO_BINS; i++)
 		if (dt_go_bins[i].used)
 			dt_go_drop_locked(&dt_go_bins[i]);
+	dt_go_live_update_locked();
 	dt_go_forget();
 	mutex_unlock(&dt_go_mutex);
 }
