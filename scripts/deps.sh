@@ -10,7 +10,7 @@
 set -eu
 
 pkgs="autoconf automake make gcc libc6-dev pkg-config patch file kmod
-cpio gzip xz-utils tar perl iproute2 util-linux procps busybox-static qemu-system-x86
+cpio gzip xz-utils zstd tar perl iproute2 util-linux procps busybox-static qemu-system-x86
 linux-image-amd64 linux-headers-amd64 lttng-tools babeltrace2
 libbabeltrace2-dev libglib2.0-dev libjson-c-dev libtool tcpdump iperf3 socat ethtool libpcap-dev ca-certificates
 chromium fonts-dejavu-core curl python3 libssl3 libpcre2-8-0 dkms valgrind
