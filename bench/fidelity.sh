@@ -3,13 +3,15 @@
 # of t-fidelity's three guests (tests/kernel/guest-fidelity.sh: nginx
 # with and without upstream keep-alive, 1 MiB answers, redis beside a
 # pipelining benchmark, a thread pool, a mixed chain, a Node.js event
-# loop and, here only (DT_FIDELITY_GO=1), a Go middle tier under
-# ab -k -c 32). Not a pass/fail test:
+# loop and, here only (DT_FIDELITY_BENCH=1), a Go and a Python asyncio
+# middle tier under ab -k -c 32). Not a pass/fail test:
 # the runs' own checks may fail; the figures are read from the servers'
 # own logs (ground truth: per request, whether the thread serving it
 # was flagged when it read it) kept in each run's results.
 #
 #   DT_FIDELITY_RUNS   runs (default 5)
+#   DT_FIDELITY_PHASES the phases to run, by number ("8": the Go tier
+#                      only; default: all; guest-fidelity.sh's list)
 #
 # Prints, per scenario and hop, and over the whole chain (a flagged
 # request traced at every hop that logs; a background request traced at
@@ -27,9 +29,15 @@ case $runs in
 	exit 2
 	;;
 esac
-DT_FIDELITY_GO=1
-DT_VM_PASS="${DT_VM_PASS:-} DT_FIDELITY_GO"
-export DT_FIDELITY_GO DT_VM_PASS
+DT_FIDELITY_BENCH=1
+DT_VM_PASS="${DT_VM_PASS:-} DT_FIDELITY_BENCH DT_FIDELITY_PHASES"
+case ${DT_FIDELITY_PHASES:-} in
+*[!0-9\ ]*)
+	echo "bench/fidelity.sh: DT_FIDELITY_PHASES lists phase numbers (\"7 8\"), not '$DT_FIDELITY_PHASES'" >&2
+	exit 2
+	;;
+esac
+export DT_FIDELITY_BENCH DT_FIDELITY_PHASES DT_VM_PASS
 out=$DT_BUILDDIR/bench/out/fidelity
 rm -rf "$out"
 mkdir -p "$out" || exit 1
@@ -44,15 +52,20 @@ done
 
 # Each log line: PATH traced|untraced TID. Scenario: the path's
 # /f-NAME/ or /b-NAME/; the hops that log, per scenario: dt-c's
-# dt-httpd (every scenario but redis), dt-b's event loop and Go tier.
+# dt-httpd (every scenario but redis), dt-b's event loop, Go and
+# asyncio tiers. The asyncio tier's two upstream calls (PATH/1, PATH/2)
+# are one request of the chain (PATH).
 for r in "$out"/run-*/; do
 	for f in "$r"dt-c/httpd.log:backend "$r"dt-b/evloop.log:middle \
-		"$r"dt-b/gomid.log:middle; do
+		"$r"dt-b/gomid.log:middle "$r"dt-b/aiomid.log:middle; do
 		[ -f "${f%:*}" ] || continue
 		awk -v run="$r" -v hop="${f##*:}" '
 			match($1, /^\/[fb]-[a-z]+\//) {
-				print run, hop, substr($1, 2, 1),
-				    substr($1, 4, RLENGTH - 4), $1, $2 == "traced"
+				sc = substr($1, 4, RLENGTH - 4); p = $1
+				if (sc == "aio" && hop == "backend")
+					sub(/\/[12]$/, "", p)
+				print run, hop, substr($1, 2, 1), sc, p,
+				    $2 == "traced"
 			}' "${f%:*}"
 	done
 done > "$out/requests.txt"

@@ -31,6 +31,7 @@ bench-insn: all tests/vm/config.sh $(vm_data) $(check_PROGRAMS) \
 # (default 5) of t-fidelity's guests: docs/benchmarks.md's fidelity table.
 bench-fidelity: all tests/vm/config.sh $(vm_data) $(check_PROGRAMS) \
 		tests/vm/build/dt-gomid
+	$(SHELL) $(srcdir)/scripts/deps.sh --bench
 	DT_SRCDIR='$(abs_top_srcdir)' DT_BUILDDIR='$(abs_top_builddir)' \
 		$(SHELL) $(srcdir)/bench/fidelity.sh
 # The stress test at the reliability issue's scale: 10,000 flagged

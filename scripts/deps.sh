@@ -7,6 +7,8 @@
 #
 #   sh scripts/deps.sh          install what is missing
 #   sh scripts/deps.sh --list   print the package list
+#   sh scripts/deps.sh --bench  install what only the benchmarks use
+#                               (make bench-fidelity's asyncio tier)
 set -eu
 
 pkgs="autoconf automake make gcc libc6-dev pkg-config patch file kmod
@@ -22,6 +24,7 @@ if [ "${1:-}" = --list ]; then
 	echo $pkgs
 	exit 0
 fi
+[ "${1:-}" = --bench ] && pkgs="python3-aiohttp"
 
 missing=
 for p in $pkgs; do

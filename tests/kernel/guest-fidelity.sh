@@ -11,6 +11,7 @@
 #   redis-benchmark -P 16                                 reader, 3 workers)
 #   ab -k -c 32, unflagged      8090: Node.js loop  ----> 8004: a pool of 2
 #                               8091: Go net/http   ---->
+#                               8092: Python asyncio -->
 #                                                         that asks redis
 #
 # Two phases, one per nginx port. In each, three unflagged curl loops
@@ -44,10 +45,12 @@
 # kept alive, beside the flagged curl), to dt-c's dt-httpd on 8000: a
 # Node.js event loop that defers its upstream calls (dt-evloop.js, 8090:
 # exact, every flagged request traced at the loop and the backend, no
-# other), and, with DT_FIDELITY_GO=1 (the benchmark only: not exact
+# other), and, with DT_FIDELITY_BENCH=1 (the benchmark only: not exact
 # yet), a Go net/http tier (dt-gomid, 8091, GOMAXPROCS 4: goroutines on
-# any thread, followed by `dtracer go`'s uprobes on Go's scheduler).
-# Both log, per request, whether their thread was traced.
+# any thread, followed by `dtracer go`'s uprobes on Go's scheduler) and
+# a Python asyncio tier (dt-aiomid.py, aiohttp, 8092: two upstream calls
+# per request through one session of 2 connections). Each logs, per
+# request, whether its thread was traced.
 #
 # Hand-shakes (dt-tcp) on 7600 + 20 * PHASE: +1 dt-b and dt-c ready,
 # +2 the flagged client is done (dt-a serves it to both), +3 both
@@ -459,8 +462,18 @@ guess() {
 		test "$3" -gt 0 -a $((100 * $4)) -le $(($8 * $3))
 }
 
-# DT_FIDELITY_GO=1 (bench/fidelity.sh): the Go phase too.
-go=${DT_FIDELITY_GO:-0}
+# DT_FIDELITY_BENCH=1 (bench/fidelity.sh): the Go and asyncio phases too.
+go=${DT_FIDELITY_BENCH:-0}
+
+# phase N: whether this run has phase N: all of them, or those that
+# DT_FIDELITY_PHASES lists ("7 8": bench/fidelity.sh's, to measure some
+# scenarios only; every host gets the same list).
+phase() {
+	case " ${DT_FIDELITY_PHASES:-$1} " in
+	*" $1 "*) return 0 ;;
+	esac
+	return 1
+}
 check "modprobe dtracer" modprobe dtracer
 check "probe armed" sh -c "echo 1 > $sys/probe"
 case $DT_HOST in
@@ -469,24 +482,26 @@ dt-a)
 		ka="$ka http://dt-b:8080/b-ka/$l/[1-5]"
 		plain="$plain http://dt-b:8081/b-plain/$l/[1-5]"
 	done
-	client 1 ka dt-b 8080 "http://dt-b:8080/f-ka/[1-$N]" "$ka"
-	client 2 plain dt-b 8081 "http://dt-b:8081/f-plain/[1-$N]" "$plain"
-	client 3 big dt-c "8001 8002" \
+	phase 1 && client 1 ka dt-b 8080 "http://dt-b:8080/f-ka/[1-$N]" "$ka"
+	phase 2 && client 2 plain dt-b 8081 "http://dt-b:8081/f-plain/[1-$N]" "$plain"
+	phase 3 && client 3 big dt-c "8001 8002" \
 		"http://dt-c:8001/f-big/[1-3] http://dt-c:8002/f-file/[1-3]" \
 		"http://dt-c:8001/b-big/1/[1-2] http://dt-c:8002/b-file/1/[1-2]"
-	redis_client 4
+	phase 4 && redis_client 4
 	pool= mixed=
 	for l in 1 2 3; do
 		pool="$pool http://dt-c:8003/b-pool/$l/[1-5]"
 		mixed="$mixed http://dt-b:8082/b-mixed/$l/[1-5]"
 	done
-	client 5 pool dt-c 8003 "http://dt-c:8003/f-pool/[1-$N]" "$pool"
-	client 6 mixed dt-b 8082 "http://dt-b:8082/f-mixed/[1-$N]" "$mixed"
+	phase 5 && client 5 pool dt-c 8003 "http://dt-c:8003/f-pool/[1-$N]" "$pool"
+	phase 6 && client 6 mixed dt-b 8082 "http://dt-b:8082/f-mixed/[1-$N]" "$mixed"
 	ab=1
-	client 7 loop dt-b 8090 "http://dt-b:8090/f-loop/[1-$N]" \
+	phase 7 && client 7 loop dt-b 8090 "http://dt-b:8090/f-loop/[1-$N]" \
 		http://dt-b:8090/b-loop/1
-	[ "$go" = 1 ] && client 8 go dt-b 8091 "http://dt-b:8091/f-go/[1-$N]" \
+	[ "$go" = 1 ] && phase 8 && client 8 go dt-b 8091 "http://dt-b:8091/f-go/[1-$N]" \
 		http://dt-b:8091/b-go/1
+	[ "$go" = 1 ] && phase 9 && client 9 aio dt-b 8092 "http://dt-b:8092/f-aio/[1-$N]" \
+		http://dt-b:8092/b-aio/1
 	ab=
 	;;
 dt-b)
@@ -501,23 +516,27 @@ dt-b)
 	check "redis-server (Debian's, unpacked) listens on 6379" wait_for 60 sh -c \
 		"ss -Hltn | grep -q ':6379 '"
 	rpid=$(pgrep -x redis-server)
-	server 1 ka $pids
-	server 2 plain $pids
-	server 3 big $pids
-	loop_session
-	server 4 redis $pids $rpid
-	loop_trace
-	server 5 pool $pids $rpid
-	server 6 mixed $pids $rpid
-	node "$DT_SRCDIR/tests/tools/dt-evloop.js" 8090 dt-c:8000 /tmp/evloop.log \
-		2> /tmp/evloop.err &
-	npid=$!
-	check "dt-evloop.js (Node.js) listens on 8090" wait_for 60 sh -c "ss -Hltn | grep -q ':8090 '"
-	server 7 loop $pids $rpid $npid
-	truth loop $N /tmp/evloop.log "the event loop"
-	cp /tmp/evloop.log /tmp/evloop.err "$DT_RESULTS/"
-	kill $npid
-	if [ "$go" = 1 ]; then
+	phase 1 && server 1 ka $pids
+	phase 2 && server 2 plain $pids
+	phase 3 && server 3 big $pids
+	if phase 4; then
+		loop_session
+		server 4 redis $pids $rpid
+		loop_trace
+	fi
+	phase 5 && server 5 pool $pids $rpid
+	phase 6 && server 6 mixed $pids $rpid
+	if phase 7; then
+		node "$DT_SRCDIR/tests/tools/dt-evloop.js" 8090 dt-c:8000 /tmp/evloop.log \
+			2> /tmp/evloop.err &
+		npid=$!
+		check "dt-evloop.js (Node.js) listens on 8090" wait_for 60 sh -c "ss -Hltn | grep -q ':8090 '"
+		server 7 loop $pids $rpid $npid
+		truth loop $N /tmp/evloop.log "the event loop"
+		cp /tmp/evloop.log /tmp/evloop.err "$DT_RESULTS/"
+		kill $npid
+	fi
+	if [ "$go" = 1 ] && phase 8; then
 		# From the guest's tmpfs: uprobes read a file's pages through
 		# its file system, which the shared 9p root does not offer (EIO).
 		gomid=/tmp/dt-gomid
@@ -538,6 +557,16 @@ dt-b)
 		check "dtracer go --remove: no longer followed" sh -c \
 			"'$DT_BUILDDIR/collector/dtracer' go --remove '$gomid' && ! grep -q . $sys/go"
 	fi
+	if [ "$go" = 1 ] && phase 9; then
+		python3 "$DT_SRCDIR/tests/tools/dt-aiomid.py" 8092 dt-c:8000 \
+			/tmp/aiomid.log 2> /tmp/aiomid.err &
+		apid=$!
+		check "dt-aiomid.py (Python asyncio, aiohttp) listens on 8092" wait_for 60 sh -c "ss -Hltn | grep -q ':8092 '"
+		server 9 aio $pids $rpid $apid
+		truth aio $N /tmp/aiomid.log "the asyncio tier"
+		cp /tmp/aiomid.log /tmp/aiomid.err "$DT_RESULTS/"
+		kill $apid
+	fi
 	"$nginx" -p /tmp/nginx/ -c nginx.conf -e /tmp/nginx/error.log -s quit
 	kill $rpid
 	;;
@@ -557,28 +586,45 @@ dt-c)
 	check "dt-httpd listens on 8001 (1 MiB in 16 KiB writes), 8002 (sendfile), 8003 and 8004 (pools)" \
 		wait_for 60 sh -c "ss -Hltn | grep -q ':8001 ' && ss -Hltn | grep -q ':8002 ' &&
 			ss -Hltn | grep -q ':8003 ' && ss -Hltn | grep -q ':8004 '"
-	server 1 ka $hpid
-	truth ka $N
-	server 2 plain $hpid
-	truth plain $N
-	server 3 big $big $file
-	truth big 3
-	truth file 3
-	server 4 redis $hpid $big $file $pool $mixed
-	pool_session
-	server 5 pool $pool $mixed
-	pool_trace
-	guess pool $N 75 10
-	capture store 6379
-	server 6 mixed $pool $mixed
-	stop_capture store
-	guess mixed $N 75 10
-	store_truth
-	server 7 loop $hpid $pool $mixed
-	truth loop $N
-	if [ "$go" = 1 ]; then
+	if phase 1; then
+		server 1 ka $hpid
+		truth ka $N
+	fi
+	if phase 2; then
+		server 2 plain $hpid
+		truth plain $N
+	fi
+	if phase 3; then
+		server 3 big $big $file
+		truth big 3
+		truth file 3
+	fi
+	phase 4 && server 4 redis $hpid $big $file $pool $mixed
+	if phase 5; then
+		pool_session
+		server 5 pool $pool $mixed
+		pool_trace
+		guess pool $N 75 10
+	fi
+	if phase 6; then
+		capture store 6379
+		server 6 mixed $pool $mixed
+		stop_capture store
+		guess mixed $N 75 10
+		store_truth
+	fi
+	if phase 7; then
+		server 7 loop $hpid $pool $mixed
+		truth loop $N
+	fi
+	if [ "$go" = 1 ] && phase 8; then
 		server 8 go $hpid $pool $mixed
 		truth go $N
+	fi
+	if [ "$go" = 1 ] && phase 9; then
+		server 9 aio $hpid $pool $mixed
+		# Two upstream calls per request.
+		truth aio $((2 * N))
 	fi
 	kill $hpid $big $file $pool $mixed
 	cp /tmp/httpd.log "$DT_RESULTS/"

@@ -13,6 +13,9 @@
 // starts (on the thread that has just read it), that thread looks for
 // its own id in /sys/distributed-tracer/list_pid and appends
 // "PATH traced|untraced TID" to LOG. An upstream failure answers 502.
+// The goroutine stays on its thread while it looks (LockOSThread): the
+// scheduler may move it to another thread at any system call, and the
+// list it read would then be compared with the other thread's id.
 package main
 
 import (
@@ -20,6 +23,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -33,28 +37,32 @@ var (
 	upstream string
 )
 
-// traced says whether the calling thread is in list_pid.
-func traced() bool {
+// traced says whether the calling thread is in list_pid, and its id.
+func traced() (bool, int) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	tid := syscall.Gettid()
 	b, err := os.ReadFile("/sys/distributed-tracer/list_pid")
 	if err != nil {
-		return false
+		return false, tid
 	}
-	me := strconv.Itoa(syscall.Gettid()) + " "
+	me := strconv.Itoa(tid) + " "
 	for _, l := range strings.Split(string(b), "\n") {
 		if strings.HasPrefix(l, me) {
-			return true
+			return true, tid
 		}
 	}
-	return false
+	return false, tid
 }
 
 func handle(w http.ResponseWriter, r *http.Request) {
 	t := "untraced"
-	if traced() {
+	on, tid := traced()
+	if on {
 		t = "traced"
 	}
 	logMu.Lock()
-	fmt.Fprintf(logFile, "%s %s %d\n", r.URL.Path, t, syscall.Gettid())
+	fmt.Fprintf(logFile, "%s %s %d\n", r.URL.Path, t, tid)
 	logMu.Unlock()
 	resp, err := client.Get("http://" + upstream + r.URL.Path)
 	if err != nil {
