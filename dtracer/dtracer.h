@@ -286,7 +286,7 @@ int dt_go_set(const char *buf, size_t len);
 ssize_t dt_go_show(char *buf);
 bool dt_go_thread(void);
 void dt_go_untraced(void);
-void dt_go_mirror(void);
+void dt_go_mirror(bool served);
 void dt_go_task_exit(struct task_struct *task);
 
 /* handoff.c: a thread serving a request hands it to the threads it wakes. */

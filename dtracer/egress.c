@@ -29,7 +29,9 @@
  *    connected it, or unmarked if an untraced thread connected it lately
  *    (tracepoint inet_sock_set_state, TCP_SYN_SENT): an event loop
  *    connects for one request and writes when the connection is up,
- *    after reading others.
+ *    after reading others. Not on a thread running a goroutine
+ *    (goroutines.c): Go's pools dial for one request and hand the
+ *    connection to whichever asks first; the goroutine's context says.
  * 2. Marking (netfilter LOCAL_OUT, IPv4 and IPv6, last priority): a TCP
  *    segment of a followed socket whose bytes overlap a marked range gets
  *    the first reserved bit (0x08 of header byte 12), and a response's
@@ -183,7 +185,7 @@ static enum dt_kind dt_send_kind(const struct sock *sk,
 		*owner = ds->served;
 		return DT_RESPONSE;
 	}
-	if (ds && ds->connecting) {
+	if (ds && ds->connecting && !dt_go_thread()) {
 		/* Its first write: the request of whoever connected it. */
 		*owner = ds->outstanding;
 		return *owner ? DT_REQUEST : DT_UNMARKED;
@@ -196,7 +198,7 @@ static enum dt_kind dt_send_kind(const struct sock *sk,
 	if (fwd == DT_FWD_UNTRACED)
 		return DT_UNMARKED;
 	if (by && !by->answered && !dt_serving_side(sk) &&
-	    !dt_first_write(sk, true)) {
+	    (dt_go_thread() || !dt_first_write(sk, true))) {
 		*owner = by->ctx;
 		return DT_REQUEST;
 	}
@@ -255,7 +257,7 @@ static bool dt_send_begin(struct sock *sk, const struct dt_sender *by,
 	if (!ds) {
 		if (by && !by->client) {
 			dt_flags_leave(current);
-			dt_go_mirror();
+			dt_go_mirror(false);
 		}
 		return false;
 	}
@@ -287,7 +289,7 @@ static bool dt_send_begin(struct sock *sk, const struct dt_sender *by,
 		dt_handoff_answered(owner);
 		dt_loop_answered(owner);
 	}
-	dt_go_mirror();
+	dt_go_mirror(false);
 	return kind != DT_UNMARKED;
 }
 

@@ -34,14 +34,26 @@
  *   request of its own (it read it: own), which only its own reads
  *   change. A goroutine that read an untraced request serves no traced
  *   one (own, no context): a traced goroutine waking it (a mutex it
- *   waited for) gives it nothing.
+ *   waited for) gives it nothing. A context goes at most DT_GO_HOPS
+ *   hand-offs from the goroutine that did the request's I/O: further, it
+ *   would spread through goroutines that wake many others (a timer's,
+ *   the garbage collector's), and from them to work of other requests.
+ *
+ * A goroutine keeps its context while no thread runs it (nothing may be
+ * flagged then): the table counts as traced (dt_go_idle).
  *
  * These are exact where the runtime calls them; what a goroutine does
  * between a wake-up and the work it was woken for is not seen (a
  * goroutine woken by several, a buffered channel read without a
- * wake-up). The hand-off rule (handoff.c) and the deferred calls'
- * (deferred.c) stay off for threads seen to run goroutines
- * (dt_go_thread()).
+ * wake-up: net/http's client dials a new connection from a goroutine of
+ * its own, which starts the connection's writer, and the writer takes
+ * its first request from the channel's buffer, with no wake-up to say
+ * whose; following goroutines' creation too gave no better figures,
+ * docs/benchmarks.md). A Go thread's write is its goroutine's request
+ * whoever connected the socket (egress.c): Go's connection pools dial
+ * for one request and hand the connection to whichever asks first.
+ * The hand-off rule (handoff.c) and the deferred calls' (deferred.c)
+ * stay off for threads seen to run goroutines (dt_go_thread()).
  *
  * State: per thread, a slot by hash of its id, written by that thread
  * only (the goroutine it runs, whether it read an untraced request);
@@ -82,6 +94,7 @@ static const char *const dt_go_fn_names[DT_GO_FNS] = {
 #define DT_GO_SLOT_BITS 11
 #define DT_GO_BITS 10
 #define DT_GO_MAX 4096
+#define DT_GO_HOPS 2
 
 struct dt_go_bin {
 	bool used;
@@ -119,11 +132,22 @@ struct dt_go_g {
 	unsigned long g;
 	struct dt_ctx *ctx;	/* a reference, or NULL: none */
 	bool own;		/* it read its request */
+	u8 hops;		/* hand-offs from the request's I/O */
 };
 
 static DEFINE_HASHTABLE(dt_go_gs, DT_GO_BITS);
 static DEFINE_SPINLOCK(dt_go_lock);
 static unsigned int dt_go_count;
+
+/*
+ * Nothing to follow: no thread is in a context and no goroutine keeps
+ * one (a goroutine keeps its context while no thread runs it; whichever
+ * runs it next enters it).
+ */
+static bool dt_go_idle(void)
+{
+	return !atomic_read(&dt_trace_active) && !READ_ONCE(dt_go_count);
+}
 
 static struct dt_go_slot *dt_go_slot(void)
 {
@@ -166,13 +190,13 @@ static struct dt_go_g *dt_go_find_locked(pid_t tgid, unsigned long g)
 }
 
 /*
- * g's entry set to ctx (a reference, consumed; NULL: none) and own:
+ * g's entry set to ctx (a reference, consumed; NULL: none), own and hops:
  * made if missing (unless there is nothing to keep), removed if neither
  * a context nor own. Returns the reference it replaced, for the caller
  * to put once the lock is released.
  */
 static struct dt_ctx *dt_go_set_locked(pid_t tgid, unsigned long g,
-				       struct dt_ctx *ctx, bool own,
+				       struct dt_ctx *ctx, bool own, u8 hops,
 				       struct dt_go_g **spare)
 {
 	struct dt_go_g *e = dt_go_find_locked(tgid, g);
@@ -190,14 +214,15 @@ static struct dt_ctx *dt_go_set_locked(pid_t tgid, unsigned long g,
 		e->tgid = tgid;
 		e->g = g;
 		hash_add(dt_go_gs, &e->node, g ^ tgid);
-		dt_go_count++;
+		WRITE_ONCE(dt_go_count, dt_go_count + 1);
 	}
 	old = e->ctx;
 	e->ctx = ctx;
 	e->own = own;
+	e->hops = hops;
 	if (!ctx && !own) {
 		hash_del(&e->node);
-		dt_go_count--;
+		WRITE_ONCE(dt_go_count, dt_go_count - 1);
 		dt_mem_free(DT_MEM_GOROUTINES, e);
 	}
 	return old;
@@ -212,11 +237,13 @@ static struct dt_go_g *dt_go_spare(void)
 /*
  * ingress.c, egress.c, after current's read or write (where it enters or
  * leaves contexts): the goroutine it runs has current's context from now
- * on (own if it read the request, or if it read an untraced one: own, no
- * context), so that any thread that runs it next takes it. Nothing for a
- * thread running no goroutine.
+ * on (own if this read was its request, served, or an untraced one: own,
+ * no context), so that any thread that runs it next takes it. Nothing
+ * for a thread running no goroutine. (Own is the goroutine's, not the
+ * thread's reason: a thread that read a request goes on in its context
+ * when it runs the goroutines that request woke.)
  */
-void dt_go_mirror(void)
+void dt_go_mirror(bool served)
 {
 	struct dt_go_slot *s = dt_go_slot();
 	pid_t tgid = task_tgid_nr(current);
@@ -237,11 +264,11 @@ void dt_go_mirror(void)
 	spin_lock_irqsave(&dt_go_lock, irq);
 	e = dt_go_find_locked(tgid, g);
 	if (c)
-		own = reason == DT_REASON_PROPAGATED ||
-		      (e && e->own && e->ctx == c);
+		own = served || (e && e->own && e->ctx == c);
 	else
 		own = untraced || (e && e->own);
-	old = dt_go_set_locked(tgid, g, c, own, &spare);
+	old = dt_go_set_locked(tgid, g, c, own,
+			       e && e->ctx == c ? e->hops : 0, &spare);
 	spin_unlock_irqrestore(&dt_go_lock, irq);
 	dt_ctx_put(old);
 	dt_mem_free(DT_MEM_GOROUTINES, spare);
@@ -249,7 +276,7 @@ void dt_go_mirror(void)
 
 /*
  * current runs goroutine g from now on (0: none): it enters g's context,
- * or leaves its own. The table is left alone while nothing is traced.
+ * or leaves its own. The table is left alone while nothing is followed.
  */
 static void dt_go_switch(unsigned long g)
 {
@@ -261,7 +288,7 @@ static void dt_go_switch(unsigned long g)
 	WRITE_ONCE(s->tid, task_pid_nr(current));
 	s->g = g;
 	s->untraced = false;
-	if (!atomic_read(&dt_trace_active))
+	if (dt_go_idle())
 		return;
 	if (g) {
 		spin_lock_irqsave(&dt_go_lock, irq);
@@ -276,10 +303,10 @@ static void dt_go_switch(unsigned long g)
 }
 
 /*
- * The running goroutine (R14) wakes gp: gp gets its context, or none,
- * unless gp serves a request of its own. Not on the scheduler's own
- * stack (g0: a timer, the network poller): R14 is then not the
- * goroutine the thread runs.
+ * Goroutine by, running, wakes gp: gp gets its context, or none (also
+ * past DT_GO_HOPS hand-offs), unless gp serves a request of its own.
+ * Not on the scheduler's own stack (g0: a timer, the network poller):
+ * by is then not the goroutine the thread runs.
  */
 static void dt_go_ready(unsigned long by, unsigned long gp)
 {
@@ -287,23 +314,31 @@ static void dt_go_ready(unsigned long by, unsigned long gp)
 	pid_t tgid = task_tgid_nr(current);
 	struct dt_go_g *spare, *e;
 	enum dt_reason reason;
-	struct dt_ctx *c, *old = NULL;
+	struct dt_ctx *c, *old = NULL, *far = NULL;
 	unsigned long irq;
+	u8 hops;
 
-	if (!atomic_read(&dt_trace_active) || !gp ||
+	if (dt_go_idle() || !gp ||
 	    READ_ONCE(s->tid) != task_pid_nr(current) || s->g != by)
 		return;
 	c = dt_flags_ctx(current, &reason);
 	spare = c ? dt_go_spare() : NULL;
 	spin_lock_irqsave(&dt_go_lock, irq);
+	e = dt_go_find_locked(tgid, by);
+	hops = e && e->ctx == c ? e->hops + 1 : 1;
+	if (hops > DT_GO_HOPS) {
+		far = c;
+		c = NULL;
+	}
 	e = dt_go_find_locked(tgid, gp);
 	if (!(e && e->own) && (c || e)) {
-		old = dt_go_set_locked(tgid, gp, c, false, &spare);
+		old = dt_go_set_locked(tgid, gp, c, false, hops, &spare);
 		c = NULL;
 	}
 	spin_unlock_irqrestore(&dt_go_lock, irq);
 	dt_ctx_put(old);
 	dt_ctx_put(c);
+	dt_ctx_put(far);
 	dt_mem_free(DT_MEM_GOROUTINES, spare);
 }
 
@@ -320,7 +355,8 @@ static void dt_go_exit(unsigned long gp)
 		s->untraced = false;
 	}
 	spin_lock_irqsave(&dt_go_lock, irq);
-	old = dt_go_set_locked(task_tgid_nr(current), gp, NULL, false, &spare);
+	old = dt_go_set_locked(task_tgid_nr(current), gp, NULL, false, 0,
+			       &spare);
 	spin_unlock_irqrestore(&dt_go_lock, irq);
 	dt_ctx_put(old);
 	dt_mem_free(DT_MEM_GOROUTINES, spare);
@@ -418,7 +454,7 @@ static void dt_go_forget(void)
 		dt_ctx_put(e->ctx);
 		dt_mem_free(DT_MEM_GOROUTINES, e);
 	}
-	dt_go_count = 0;
+	WRITE_ONCE(dt_go_count, 0);
 	spin_unlock_irqrestore(&dt_go_lock, irq);
 	memset(dt_go_slots, 0, sizeof(dt_go_slots));
 }

@@ -328,7 +328,7 @@ static void dt_on_read(void *data, struct sock *sk)
 	}
 	rcu_read_unlock();
 	/* The goroutine this thread runs, if any, is where it is now. */
-	dt_go_mirror();
+	dt_go_mirror(r.request);
 }
 
 static struct tracepoint *dt_tp_read;
