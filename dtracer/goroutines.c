@@ -14,9 +14,14 @@
  * - runtime.stopm(): this thread has no goroutine to run;
  * - runtime.goready(gp) on a goroutine's stack: the running goroutine
  *   wakes gp (a channel send, a mutex released, a WaitGroup done);
- * - runtime.goexit0(gp): goroutine gp ended (its g is reused later).
+ * - runtime.goexit0(gp): goroutine gp ended (its g is reused later);
+ * - runtime.chansend(c, ...), runtime.chanrecv(c, ...) and
+ *   runtime.selectgo(cases, order, pcs, nsends, nrecvs, ...) on a
+ *   goroutine's stack: the running goroutine sends on channel c, or
+ *   receives from it, or from one of the select's receive cases (each
+ *   case's first word is its channel, cases[nsends..] the receives).
  *
- * A user registers a Go binary (sysfs go: its path and the four
+ * A user registers a Go binary (sysfs go: its path and the seven
  * functions' file offsets; the dtracer command finds them in the
  * binary's symbol table); dtracer puts uprobes there while the probe is
  * armed. Then a goroutine has a context as a thread has one, and the
@@ -37,19 +42,25 @@
  *   waited for) gives it nothing. A context goes at most DT_GO_HOPS
  *   hand-offs from the goroutine that did the request's I/O: further, it
  *   would spread through goroutines that wake many others (a timer's,
- *   the garbage collector's), and from them to work of other requests.
+ *   the garbage collector's), and from them to work of other requests;
+ * - a value sent on a channel without a wake-up (into its buffer, or
+ *   before the receiver came) carries the sender's context, or none, to
+ *   the goroutine that receives next on that channel: net/http's client
+ *   dials a new connection from a goroutine of its own, which starts the
+ *   connection's writer, and the writer takes its first request from
+ *   the channel's buffer. The last send per channel is kept
+ *   (DT_GO_CHANS slots by hash, DT_GO_CHAN_AGE at most); a select with
+ *   more than one receive case holding one takes none (which it picks
+ *   is the runtime's secret).
  *
  * A goroutine keeps its context while no thread runs it (nothing may be
  * flagged then): the table counts as traced (dt_go_idle).
  *
  * These are exact where the runtime calls them; what a goroutine does
  * between a wake-up and the work it was woken for is not seen (a
- * goroutine woken by several, a buffered channel read without a
- * wake-up: net/http's client dials a new connection from a goroutine of
- * its own, which starts the connection's writer, and the writer takes
- * its first request from the channel's buffer, with no wake-up to say
- * whose; following goroutines' creation too gave no better figures,
- * docs/benchmarks.md). A Go thread's write is its goroutine's request
+ * goroutine woken by several, a channel's value taken by another
+ * receiver than the next one to ask, values of several senders in one
+ * buffer). A Go thread's write is its goroutine's request
  * whoever connected the socket (egress.c): Go's connection pools dial
  * for one request and hand the connection to whichever asks first.
  * The hand-off rule (handoff.c) and the deferred calls' (deferred.c)
@@ -81,13 +92,18 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
+#include <linux/uaccess.h>
 #include <linux/uprobes.h>
 
-enum { DT_GO_EXECUTE, DT_GO_STOPM, DT_GO_GOREADY, DT_GO_GOEXIT0, DT_GO_FNS };
+enum {
+	DT_GO_EXECUTE, DT_GO_STOPM, DT_GO_GOREADY, DT_GO_GOEXIT0,
+	DT_GO_CHANSEND, DT_GO_CHANRECV, DT_GO_SELECTGO, DT_GO_FNS
+};
 
 static const char *const dt_go_fn_names[DT_GO_FNS] = {
 	"runtime.execute", "runtime.stopm", "runtime.goready",
-	"runtime.goexit0",
+	"runtime.goexit0", "runtime.chansend", "runtime.chanrecv",
+	"runtime.selectgo",
 };
 
 #define DT_GO_BINS 4
@@ -95,6 +111,9 @@ static const char *const dt_go_fn_names[DT_GO_FNS] = {
 #define DT_GO_BITS 10
 #define DT_GO_MAX 4096
 #define DT_GO_HOPS 2
+#define DT_GO_CHAN_BITS 8
+#define DT_GO_CHAN_AGE (2 * HZ)
+#define DT_GO_SELECT_MAX 16
 
 struct dt_go_bin {
 	bool used;
@@ -139,6 +158,18 @@ static DEFINE_HASHTABLE(dt_go_gs, DT_GO_BITS);
 static DEFINE_SPINLOCK(dt_go_lock);
 static unsigned int dt_go_count;
 
+/* A channel's last send, until a receiver takes it (under dt_go_lock). */
+struct dt_go_chan {
+	pid_t tgid;
+	unsigned long c;
+	struct dt_ctx *ctx;	/* a reference, or NULL: an untraced sender's */
+	u8 hops;
+	unsigned long at;	/* jiffies | 1; 0: free */
+};
+
+static struct dt_go_chan dt_go_chans[1 << DT_GO_CHAN_BITS];
+static unsigned int dt_go_nchans;	/* slots that keep a context */
+
 /*
  * Nothing to follow: no thread is in a context and no goroutine keeps
  * one (a goroutine keeps its context while no thread runs it; whichever
@@ -146,7 +177,8 @@ static unsigned int dt_go_count;
  */
 static bool dt_go_idle(void)
 {
-	return !atomic_read(&dt_trace_active) && !READ_ONCE(dt_go_count);
+	return !atomic_read(&dt_trace_active) && !READ_ONCE(dt_go_count) &&
+	       !READ_ONCE(dt_go_nchans);
 }
 
 static struct dt_go_slot *dt_go_slot(void)
@@ -362,6 +394,174 @@ static void dt_go_exit(unsigned long gp)
 	dt_mem_free(DT_MEM_GOROUTINES, spare);
 }
 
+static struct dt_go_chan *dt_go_chan_slot(pid_t tgid, unsigned long c)
+{
+	return &dt_go_chans[hash_long(c ^ tgid, DT_GO_CHAN_BITS)];
+}
+
+/* Under dt_go_lock: slot ch emptied; returns its reference to put. */
+static struct dt_ctx *dt_go_chan_free_locked(struct dt_go_chan *ch)
+{
+	struct dt_ctx *old = ch->ctx;
+
+	lockdep_assert_held(&dt_go_lock);
+	if (ch->at && old)
+		WRITE_ONCE(dt_go_nchans, dt_go_nchans - 1);
+	ch->ctx = NULL;
+	ch->at = 0;
+	return old;
+}
+
+/*
+ * The running goroutine (by) sends on channel c: c's next receiver takes
+ * its context (or none, past DT_GO_HOPS: an untraced sender's none
+ * clears a receiver's stale context). A send to a receiver that waits is
+ * goready's too; the slot then goes to the next value's. A none never
+ * takes the slot of another channel's context.
+ */
+static void dt_go_send(unsigned long by, unsigned long c)
+{
+	struct dt_go_slot *s = dt_go_slot();
+	pid_t tgid = task_tgid_nr(current);
+	struct dt_ctx *ctx, *old = NULL, *far = NULL;
+	struct dt_go_chan *ch;
+	enum dt_reason reason;
+	struct dt_go_g *e;
+	unsigned long irq;
+	u8 hops;
+
+	if (dt_go_idle() || !c ||
+	    READ_ONCE(s->tid) != task_pid_nr(current) || s->g != by)
+		return;
+	ctx = dt_flags_ctx(current, &reason);
+	ch = dt_go_chan_slot(tgid, c);
+	spin_lock_irqsave(&dt_go_lock, irq);
+	e = dt_go_find_locked(tgid, by);
+	hops = e && e->ctx == ctx ? e->hops + 1 : 1;
+	if (ctx && hops > DT_GO_HOPS) {
+		far = ctx;
+		ctx = NULL;
+	}
+	if (ctx || !ch->ctx || (ch->tgid == tgid && ch->c == c)) {
+		old = dt_go_chan_free_locked(ch);
+		ch->tgid = tgid;
+		ch->c = c;
+		ch->ctx = ctx;
+		ch->hops = hops;
+		ch->at = jiffies | 1;
+		if (ctx)
+			WRITE_ONCE(dt_go_nchans, dt_go_nchans + 1);
+		ctx = NULL;
+	}
+	spin_unlock_irqrestore(&dt_go_lock, irq);
+	dt_ctx_put(old);
+	dt_ctx_put(far);
+	dt_ctx_put(ctx);
+}
+
+/*
+ * The running goroutine (by) receives from channel c: if c's last send
+ * is kept, by takes its context (or none), unless by serves a request
+ * of its own, and the thread with it.
+ */
+static void dt_go_take(unsigned long by, unsigned long c)
+{
+	pid_t tgid = task_tgid_nr(current);
+	struct dt_ctx *ctx = NULL, *old = NULL, *drop = NULL;
+	struct dt_go_g *spare, *e;
+	struct dt_go_chan *ch;
+	bool took = false;
+	unsigned long irq;
+	u8 hops = 0;
+
+	ch = dt_go_chan_slot(tgid, c);
+	spare = dt_go_spare();
+	spin_lock_irqsave(&dt_go_lock, irq);
+	if (ch->at && ch->tgid == tgid && ch->c == c) {
+		hops = ch->hops;
+		took = time_before(jiffies, ch->at + DT_GO_CHAN_AGE);
+		old = dt_go_chan_free_locked(ch);
+		if (took) {
+			ctx = old;
+			old = NULL;
+		}
+	}
+	e = took ? dt_go_find_locked(tgid, by) : NULL;
+	if (took && !(e && e->own) && (ctx || e)) {
+		/* The entry's reference, and one for the thread's enter. */
+		if (ctx)
+			dt_ctx_get(ctx);
+		old = dt_go_set_locked(tgid, by, ctx, false, hops, &spare);
+	} else {
+		drop = ctx;
+		ctx = NULL;
+		took = false;
+	}
+	spin_unlock_irqrestore(&dt_go_lock, irq);
+	dt_ctx_put(old);
+	dt_ctx_put(drop);
+	dt_mem_free(DT_MEM_GOROUTINES, spare);
+	if (!took)
+		return;
+	if (!ctx || !dt_flags_enter(current, ctx, DT_REASON_RESUMED))
+		dt_flags_leave(current);
+	dt_ctx_put(ctx);
+}
+
+/* Whether the running goroutine (by) is this thread's, and c has a send. */
+static bool dt_go_chan_kept(unsigned long by, unsigned long c)
+{
+	struct dt_go_slot *s = dt_go_slot();
+	struct dt_go_chan *ch;
+
+	if (dt_go_idle() || !c ||
+	    READ_ONCE(s->tid) != task_pid_nr(current) || s->g != by)
+		return false;
+	ch = dt_go_chan_slot(task_tgid_nr(current), c);
+	return READ_ONCE(ch->at) && READ_ONCE(ch->c) == c &&
+	       READ_ONCE(ch->tgid) == task_tgid_nr(current);
+}
+
+static int dt_go_on_chansend(struct uprobe_consumer *uc, struct pt_regs *regs)
+{
+	dt_go_send(regs->r14, regs->ax);
+	return 0;
+}
+
+static int dt_go_on_chanrecv(struct uprobe_consumer *uc, struct pt_regs *regs)
+{
+	if (dt_go_chan_kept(regs->r14, regs->ax))
+		dt_go_take(regs->r14, regs->ax);
+	return 0;
+}
+
+/*
+ * selectgo(cases, order, pcs, nsends, nrecvs, block): the receive cases'
+ * channels read from the goroutine's stack (a case is two words, its
+ * channel first); exactly one of them with a send kept: that one.
+ */
+static int dt_go_on_selectgo(struct uprobe_consumer *uc, struct pt_regs *regs)
+{
+	unsigned long nsends = regs->di, nrecvs = regs->si, i, c, one = 0;
+	const unsigned long __user *cases = (const void __user *)regs->ax;
+
+	if (dt_go_idle() || nsends > DT_GO_SELECT_MAX ||
+	    nrecvs > DT_GO_SELECT_MAX)
+		return 0;
+	for (i = nsends; i < nsends + nrecvs; i++) {
+		if (get_user(c, cases + 2 * i))
+			return 0;
+		if (!dt_go_chan_kept(regs->r14, c))
+			continue;
+		if (one)
+			return 0;
+		one = c;
+	}
+	if (one)
+		dt_go_take(regs->r14, one);
+	return 0;
+}
+
 static int dt_go_on_execute(struct uprobe_consumer *uc, struct pt_regs *regs)
 {
 	dt_go_switch(regs->ax);
@@ -389,6 +589,7 @@ static int dt_go_on_goexit0(struct uprobe_consumer *uc, struct pt_regs *regs)
 static int (*const dt_go_handlers[DT_GO_FNS])(struct uprobe_consumer *,
 					       struct pt_regs *) = {
 	dt_go_on_execute, dt_go_on_stopm, dt_go_on_goready, dt_go_on_goexit0,
+	dt_go_on_chansend, dt_go_on_chanrecv, dt_go_on_selectgo,
 };
 
 /* Under dt_go_mutex: b's uprobes off (the first n of them). */
@@ -446,6 +647,7 @@ static void dt_go_forget(void)
 	struct dt_go_g *e;
 	struct hlist_node *tmp;
 	unsigned long irq;
+	unsigned int i;
 	int bkt;
 
 	spin_lock_irqsave(&dt_go_lock, irq);
@@ -455,6 +657,8 @@ static void dt_go_forget(void)
 		dt_mem_free(DT_MEM_GOROUTINES, e);
 	}
 	WRITE_ONCE(dt_go_count, 0);
+	for (i = 0; i < ARRAY_SIZE(dt_go_chans); i++)
+		dt_ctx_put(dt_go_chan_free_locked(&dt_go_chans[i]));
 	spin_unlock_irqrestore(&dt_go_lock, irq);
 	memset(dt_go_slots, 0, sizeof(dt_go_slots));
 }
@@ -506,7 +710,8 @@ void dt_go_disarm(void)
 
 /*
  * sysfs go: "PATH OFFSET_EXECUTE OFFSET_STOPM OFFSET_GOREADY
- * OFFSET_GOEXIT0" registers a binary (file offsets, as the dtracer
+ * OFFSET_GOEXIT0 OFFSET_CHANSEND OFFSET_CHANRECV OFFSET_SELECTGO"
+ * registers a binary (file offsets, as the dtracer
  * command's go finds them), "-PATH" removes it, "clear" all. The probes
  * go on at once if the probe is armed; nothing is half-applied.
  */

@@ -12,7 +12,8 @@
 
 const char *const dt_go_fns[DT_GO_FNS] = {
 	"runtime.execute", "runtime.stopm", "runtime.goready",
-	"runtime.goexit0",
+	"runtime.goexit0", "runtime.chansend", "runtime.chanrecv",
+	"runtime.selectgo",
 };
 
 static int fail(char *err, size_t errlen, const char *fmt, ...)

@@ -27,6 +27,7 @@ struct image {
 
 static const char names[] =
 	"\0runtime.execute\0runtime.stopm\0runtime.goready\0runtime.goexit0"
+	"\0runtime.chansend\0runtime.chanrecv\0runtime.selectgo"
 	"\0runtime.executeX\0main.main";
 
 /* A symbol's name offset in names. */
@@ -42,8 +43,9 @@ static uint32_t name_at(const char *s)
 
 /*
  * Text at file offset TEXT, virtual BASE + TEXT, 0x8000 bytes; symbols:
- * execute at +0x100, stopm +0x200, goready +0x300, goexit0 +0x400, and
- * decoys (a longer name, an object, main.main).
+ * execute at +0x100, stopm +0x200, goready +0x300, goexit0 +0x400,
+ * chansend +0x500, chanrecv +0x600, selectgo +0x700, and decoys (a
+ * longer name, an object, main.main).
  */
 static struct image make(int with_symtab)
 {
@@ -51,7 +53,7 @@ static struct image make(int with_symtab)
 	Elf64_Ehdr eh = { 0 };
 	Elf64_Phdr ph[2] = { { 0 } };
 	Elf64_Shdr sh[3] = { { 0 } };
-	Elf64_Sym sym[8] = { { 0 } };
+	Elf64_Sym sym[11] = { { 0 } };
 	int n = 0;
 
 	im.len = TEXT + 0x8000 + sizeof(sym) + sizeof(names) + sizeof(sh);
@@ -105,6 +107,15 @@ static struct image make(int with_symtab)
 	sym[++n] = (Elf64_Sym){ .st_name = name_at("runtime.goexit0"),
 		.st_info = ELF64_ST_INFO(STB_GLOBAL, STT_FUNC),
 		.st_value = BASE + TEXT + 0x400 };
+	sym[++n] = (Elf64_Sym){ .st_name = name_at("runtime.chansend"),
+		.st_info = ELF64_ST_INFO(STB_GLOBAL, STT_FUNC),
+		.st_value = BASE + TEXT + 0x500 };
+	sym[++n] = (Elf64_Sym){ .st_name = name_at("runtime.chanrecv"),
+		.st_info = ELF64_ST_INFO(STB_GLOBAL, STT_FUNC),
+		.st_value = BASE + TEXT + 0x600 };
+	sym[++n] = (Elf64_Sym){ .st_name = name_at("runtime.selectgo"),
+		.st_info = ELF64_ST_INFO(STB_GLOBAL, STT_FUNC),
+		.st_value = BASE + TEXT + 0x700 };
 
 	sh[1].sh_type = SHT_SYMTAB;
 	sh[1].sh_offset = im.sym_off;
@@ -147,9 +158,12 @@ int main(void)
 	ret = offsets(im.b, im.len, off, err, sizeof(err));
 	ok(ret == 0, "a synthetic Go image: found (%s)", ret ? err : "ok");
 	ok(!ret && off[0] == TEXT + 0x100 && off[1] == TEXT + 0x200 &&
-	   off[2] == TEXT + 0x300 && off[3] == TEXT + 0x400,
-	   "file offsets of execute, stopm, goready, goexit0 (decoys: a "
-	   "longer name, an object of the same name)");
+	   off[2] == TEXT + 0x300 && off[3] == TEXT + 0x400 &&
+	   off[4] == TEXT + 0x500 && off[5] == TEXT + 0x600 &&
+	   off[6] == TEXT + 0x700,
+	   "file offsets of execute, stopm, goready, goexit0, chansend, "
+	   "chanrecv, selectgo (decoys: a longer name, an object of the "
+	   "same name)");
 
 	ret = offsets(bare.b, bare.len, off, err, sizeof(err));
 	ok(ret == -1 && strstr(err, "no symbol table"),
