@@ -48,10 +48,12 @@
  *   the goroutine that receives next on that channel: net/http's client
  *   dials a new connection from a goroutine of its own, which starts the
  *   connection's writer, and the writer takes its first request from
- *   the channel's buffer. The last send per channel is kept
- *   (DT_GO_CHANS slots by hash, DT_GO_CHAN_AGE at most); a select with
- *   more than one receive case holding one takes none (which it picks
- *   is the runtime's secret).
+ *   the channel's buffer. The last send per channel is kept (1 <<
+ *   DT_GO_CHAN_BITS slots by hash; one older than DT_GO_CHAN_AGE is
+ *   dropped when next looked at, so a send nobody receives keeps its
+ *   context's reference until its slot is reused or the table
+ *   forgotten); a select with more than one receive case holding one
+ *   takes none (which it picks is the runtime's secret).
  *
  * A goroutine keeps its context while no thread runs it (nothing may be
  * flagged then): the table counts as traced (dt_go_idle).
