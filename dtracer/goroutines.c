@@ -223,6 +223,29 @@ static struct dt_go_g *dt_go_find_locked(pid_t tgid, unsigned long g)
 	return NULL;
 }
 
+/* Whether goroutine by runs on current (not on the scheduler's stack). */
+static bool dt_go_runs(const struct dt_go_slot *s, unsigned long by)
+{
+	return READ_ONCE(s->tid) == task_pid_nr(current) && s->g == by;
+}
+
+/*
+ * Under dt_go_lock: the hand-offs *c (by's context) will have gone once
+ * by passes it on; past DT_GO_HOPS, *c moves to *far (none is passed).
+ */
+static u8 dt_go_hops_locked(pid_t tgid, unsigned long by, struct dt_ctx **c,
+			    struct dt_ctx **far)
+{
+	struct dt_go_g *e = dt_go_find_locked(tgid, by);
+	u8 hops = e && e->ctx == *c ? e->hops + 1 : 1;
+
+	if (*c && hops > DT_GO_HOPS) {
+		*far = *c;
+		*c = NULL;
+	}
+	return hops;
+}
+
 /*
  * g's entry set to ctx (a reference, consumed; NULL: none), own and hops:
  * made if missing (unless there is nothing to keep), removed if neither
@@ -352,18 +375,12 @@ static void dt_go_ready(unsigned long by, unsigned long gp)
 	unsigned long irq;
 	u8 hops;
 
-	if (dt_go_idle() || !gp ||
-	    READ_ONCE(s->tid) != task_pid_nr(current) || s->g != by)
+	if (dt_go_idle() || !gp || !dt_go_runs(s, by))
 		return;
 	c = dt_flags_ctx(current, &reason);
 	spare = c ? dt_go_spare() : NULL;
 	spin_lock_irqsave(&dt_go_lock, irq);
-	e = dt_go_find_locked(tgid, by);
-	hops = e && e->ctx == c ? e->hops + 1 : 1;
-	if (hops > DT_GO_HOPS) {
-		far = c;
-		c = NULL;
-	}
+	hops = dt_go_hops_locked(tgid, by, &c, &far);
 	e = dt_go_find_locked(tgid, gp);
 	if (!(e && e->own) && (c || e)) {
 		old = dt_go_set_locked(tgid, gp, c, false, hops, &spare);
@@ -428,22 +445,15 @@ static void dt_go_send(unsigned long by, unsigned long c)
 	struct dt_ctx *ctx, *old = NULL, *far = NULL;
 	struct dt_go_chan *ch;
 	enum dt_reason reason;
-	struct dt_go_g *e;
 	unsigned long irq;
 	u8 hops;
 
-	if (dt_go_idle() || !c ||
-	    READ_ONCE(s->tid) != task_pid_nr(current) || s->g != by)
+	if (dt_go_idle() || !c || !dt_go_runs(s, by))
 		return;
 	ctx = dt_flags_ctx(current, &reason);
 	ch = dt_go_chan_slot(tgid, c);
 	spin_lock_irqsave(&dt_go_lock, irq);
-	e = dt_go_find_locked(tgid, by);
-	hops = e && e->ctx == ctx ? e->hops + 1 : 1;
-	if (ctx && hops > DT_GO_HOPS) {
-		far = ctx;
-		ctx = NULL;
-	}
+	hops = dt_go_hops_locked(tgid, by, &ctx, &far);
 	if (ctx || !ch->ctx || (ch->tgid == tgid && ch->c == c)) {
 		old = dt_go_chan_free_locked(ch);
 		ch->tgid = tgid;
@@ -516,8 +526,7 @@ static bool dt_go_chan_kept(unsigned long by, unsigned long c)
 	struct dt_go_slot *s = dt_go_slot();
 	struct dt_go_chan *ch;
 
-	if (dt_go_idle() || !c ||
-	    READ_ONCE(s->tid) != task_pid_nr(current) || s->g != by)
+	if (dt_go_idle() || !c || !dt_go_runs(s, by))
 		return false;
 	ch = dt_go_chan_slot(task_tgid_nr(current), c);
 	return READ_ONCE(ch->at) && READ_ONCE(ch->c) == c &&
