@@ -34,15 +34,23 @@
  * - when a thread starts running a goroutine, it enters the goroutine's
  *   context (reason resumed), or leaves its own; with none to run
  *   (stopm), it leaves;
- * - a goroutine that wakes another hands it its context, or none: the
- *   woken goroutine's context, unless the woken goroutine serves a
- *   request of its own (it read it: own), which only its own reads
- *   change. A goroutine that read an untraced request serves no traced
- *   one (own, no context): a traced goroutine waking it (a mutex it
- *   waited for) gives it nothing. A context goes at most DT_GO_HOPS
- *   hand-offs from the goroutine that did the request's I/O: further, it
- *   would spread through goroutines that wake many others (a timer's,
- *   the garbage collector's), and from them to work of other requests;
+ * - a goroutine that wakes another in a channel operation (its value
+ *   given to a receiver that waited, or room made for a sender that
+ *   waited) hands it its context, or none: the woken goroutine's
+ *   context, unless the woken goroutine serves a request of its own (it
+ *   read it: own), which only its own reads change. A goroutine that
+ *   read an untraced request serves no traced one (own, no context). A
+ *   wake-up outside a channel operation (a mutex or semaphore released,
+ *   a sync.Cond, a WaitGroup, a closed channel) hands nothing over: the
+ *   woken goroutine goes on with its own work (net/http's writers, woken
+ *   by a handler that released a lock they waited for, wrote other
+ *   requests in its context; and lost their own to an untraced one's).
+ *   A wake-up is a channel's when the running goroutine entered
+ *   chansend, chanrecv or selectgo since its thread last switched and
+ *   has woken nobody since (one operation wakes one). A context goes
+ *   at most DT_GO_HOPS hand-offs from the goroutine that did the
+ *   request's I/O: further, it would spread through goroutines that
+ *   feed many others, and from them to work of other requests;
  * - a value sent on a channel without a wake-up (into its buffer, or
  *   before the receiver came) carries the sender's context, or none, to
  *   the goroutine that receives next on that channel: net/http's client
@@ -69,7 +77,8 @@
  * stay off for threads seen to run goroutines (dt_go_thread()).
  *
  * State: per thread, a slot by hash of its id, written by that thread
- * only (the goroutine it runs, whether it read an untraced request);
+ * only (the goroutine it runs, whether it read an untraced request,
+ * whether that goroutine is in a channel operation);
  * per goroutine, an entry in dt_go_gs by (process, g), at most
  * DT_GO_MAX (drops_goroutines counts those not kept), under dt_go_lock.
  * Uprobe handlers run in the thread's own context, preemptible;
@@ -143,6 +152,7 @@ struct dt_go_slot {
 	pid_t tid;
 	bool untraced;		/* it read an untraced request since */
 	unsigned long g;
+	unsigned long chan;	/* g in a channel operation (its wake-up's) */
 };
 
 static struct dt_go_slot dt_go_slots[1 << DT_GO_SLOT_BITS];
@@ -345,6 +355,7 @@ static void dt_go_switch(unsigned long g)
 	WRITE_ONCE(s->tid, task_pid_nr(current));
 	s->g = g;
 	s->untraced = false;
+	s->chan = 0;
 	if (dt_go_idle())
 		return;
 	if (g) {
@@ -360,10 +371,11 @@ static void dt_go_switch(unsigned long g)
 }
 
 /*
- * Goroutine by, running, wakes gp: gp gets its context, or none (also
- * past DT_GO_HOPS hand-offs), unless gp serves a request of its own.
- * Not on the scheduler's own stack (g0: a timer, the network poller):
- * by is then not the goroutine the thread runs.
+ * Goroutine by, running, wakes gp: in a channel operation, gp gets its
+ * context, or none (also past DT_GO_HOPS hand-offs), unless gp serves a
+ * request of its own; otherwise nothing. Not on the scheduler's own
+ * stack (g0: a timer, the network poller): by is then not the goroutine
+ * the thread runs.
  */
 static void dt_go_ready(unsigned long by, unsigned long gp)
 {
@@ -373,9 +385,15 @@ static void dt_go_ready(unsigned long by, unsigned long gp)
 	enum dt_reason reason;
 	struct dt_ctx *c, *old = NULL, *far = NULL;
 	unsigned long irq;
+	bool chan;
 	u8 hops;
 
 	if (dt_go_idle() || !gp || !dt_go_runs(s, by))
+		return;
+	/* Only a channel's wake-up hands work over (not a mutex's). */
+	chan = s->chan == by;
+	s->chan = 0;
+	if (!chan)
 		return;
 	c = dt_flags_ctx(current, &reason);
 	spare = c ? dt_go_spare() : NULL;
@@ -533,14 +551,25 @@ static bool dt_go_chan_kept(unsigned long by, unsigned long c)
 	       READ_ONCE(ch->tgid) == task_tgid_nr(current);
 }
 
+/* The running goroutine (by) enters a channel operation. */
+static void dt_go_chan_op(unsigned long by)
+{
+	struct dt_go_slot *s = dt_go_slot();
+
+	if (dt_go_runs(s, by))
+		s->chan = by;
+}
+
 static int dt_go_on_chansend(struct uprobe_consumer *uc, struct pt_regs *regs)
 {
+	dt_go_chan_op(regs->r14);
 	dt_go_send(regs->r14, regs->ax);
 	return 0;
 }
 
 static int dt_go_on_chanrecv(struct uprobe_consumer *uc, struct pt_regs *regs)
 {
+	dt_go_chan_op(regs->r14);
 	if (dt_go_chan_kept(regs->r14, regs->ax))
 		dt_go_take(regs->r14, regs->ax);
 	return 0;
@@ -556,6 +585,7 @@ static int dt_go_on_selectgo(struct uprobe_consumer *uc, struct pt_regs *regs)
 	unsigned long nsends = regs->di, nrecvs = regs->si, i, c, one = 0;
 	const unsigned long __user *cases = (const void __user *)regs->ax;
 
+	dt_go_chan_op(regs->r14);
 	if (dt_go_idle() || nsends > DT_GO_SELECT_MAX ||
 	    nrecvs > DT_GO_SELECT_MAX)
 		return 0;
