@@ -32,8 +32,13 @@ bench-insn: all tests/vm/config.sh $(vm_data) $(check_PROGRAMS) \
 bench-fidelity: all tests/vm/config.sh $(vm_data) $(check_PROGRAMS) \
 		tests/vm/build/dt-gomid
 	$(SHELL) $(srcdir)/scripts/deps.sh --bench
+	$(MAKE) $(AM_MAKEFLAGS) tests/vm/build/java/DtJavamid.class
 	DT_SRCDIR='$(abs_top_srcdir)' DT_BUILDDIR='$(abs_top_builddir)' \
 		$(SHELL) $(srcdir)/bench/fidelity.sh
+# The Java tier (compiled once javac is there: scripts/deps.sh --bench).
+tests/vm/build/java/DtJavamid.class: $(srcdir)/tests/tools/dt-javamid.java
+	@$(MKDIR_P) tests/vm/build/java
+	$(AM_V_GEN)javac -d tests/vm/build/java $(srcdir)/tests/tools/dt-javamid.java
 # The stress test at the reliability issue's scale: 10,000 flagged
 # threads, 100,000 short connections (t-stress.sh in `make check` runs
 # 2,000 of each).

@@ -8,7 +8,7 @@
 #   sh scripts/deps.sh          install what is missing
 #   sh scripts/deps.sh --list   print the package list
 #   sh scripts/deps.sh --bench  install what only the benchmarks use
-#                               (make bench-fidelity's asyncio tier)
+#                               (make bench-fidelity's asyncio and Java tiers)
 set -eu
 
 pkgs="autoconf automake make gcc libc6-dev pkg-config patch file kmod
@@ -24,7 +24,7 @@ if [ "${1:-}" = --list ]; then
 	echo $pkgs
 	exit 0
 fi
-[ "${1:-}" = --bench ] && pkgs="python3-aiohttp"
+[ "${1:-}" = --bench ] && pkgs="python3-aiohttp default-jdk-headless"
 
 missing=
 for p in $pkgs; do

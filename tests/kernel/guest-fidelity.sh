@@ -41,16 +41,19 @@
 # traced there are marked, no other; redis's answers to them carry
 # both marks, no other.
 #
-# Then two middle tiers under a real load generator (ab, 32 connections
-# kept alive, beside the flagged curl), to dt-c's dt-httpd on 8000: a
-# Node.js event loop that defers its upstream calls (dt-evloop.js, 8090:
-# exact, every flagged request traced at the loop and the backend, no
-# other), and, with DT_FIDELITY_BENCH=1 (the benchmark only: not exact
-# yet), a Go net/http tier (dt-gomid, 8091, GOMAXPROCS 4: goroutines on
-# any thread, followed by `dtracer go`'s uprobes on Go's scheduler) and
-# a Python asyncio tier (dt-aiomid.py, aiohttp, 8092: two upstream calls
-# per request through one session of 2 connections). Each logs, per
-# request, whether its thread was traced.
+# Then middle tiers under a real load generator (ab, 32 connections
+# kept alive, beside the flagged curl), to dt-c's dt-httpd on 8000,
+# each exact (every flagged request traced at the tier and the
+# backend, no other): a Node.js event loop that defers its upstream
+# calls (dt-evloop.js, 8090) and a Go net/http tier (dt-gomid, 8091,
+# GOMAXPROCS 4: goroutines on any thread, followed by `dtracer go`'s
+# uprobes on Go's scheduler); and, with DT_FIDELITY_BENCH=1 (the
+# benchmark only: not exact), a Python asyncio tier (dt-aiomid.py,
+# aiohttp, 8092: two upstream calls per request through one session of
+# 2 connections) and a Java thread-pool tier (dt-javamid.java, the
+# JDK's HTTP server with 4 workers, HttpURLConnection's shared
+# keep-alive cache, 8093). Each logs, per request, whether its thread
+# was traced.
 #
 # Hand-shakes (dt-tcp) on 7600 + 20 * PHASE: +1 dt-b and dt-c ready,
 # +2 the flagged client is done (dt-a serves it to both), +3 both
@@ -462,7 +465,8 @@ guess() {
 		test "$3" -gt 0 -a $((100 * $4)) -le $(($8 * $3))
 }
 
-# DT_FIDELITY_BENCH=1 (bench/fidelity.sh): the Go and asyncio phases too.
+# DT_FIDELITY_BENCH=1 (bench/fidelity.sh): the asyncio and Java phases
+# too.
 go=${DT_FIDELITY_BENCH:-0}
 
 # phase N: whether this run has phase N: all of them, or those that
@@ -498,10 +502,12 @@ dt-a)
 	ab=1
 	phase 7 && client 7 loop dt-b 8090 "http://dt-b:8090/f-loop/[1-$N]" \
 		http://dt-b:8090/b-loop/1
-	[ "$go" = 1 ] && phase 8 && client 8 go dt-b 8091 "http://dt-b:8091/f-go/[1-$N]" \
+	phase 8 && client 8 go dt-b 8091 "http://dt-b:8091/f-go/[1-$N]" \
 		http://dt-b:8091/b-go/1
 	[ "$go" = 1 ] && phase 9 && client 9 aio dt-b 8092 "http://dt-b:8092/f-aio/[1-$N]" \
 		http://dt-b:8092/b-aio/1
+	[ "$go" = 1 ] && phase 10 && client 10 java dt-b 8093 "http://dt-b:8093/f-java/[1-$N]" \
+		http://dt-b:8093/b-java/1
 	ab=
 	;;
 dt-b)
@@ -536,7 +542,7 @@ dt-b)
 		cp /tmp/evloop.log /tmp/evloop.err "$DT_RESULTS/"
 		kill $npid
 	fi
-	if [ "$go" = 1 ] && phase 8; then
+	if phase 8; then
 		# From the guest's tmpfs: uprobes read a file's pages through
 		# its file system, which the shared 9p root does not offer (EIO).
 		gomid=/tmp/dt-gomid
@@ -549,8 +555,7 @@ dt-b)
 		gpid=$!
 		check "dt-gomid (Go, GOMAXPROCS 4) listens on 8091" wait_for 60 sh -c "ss -Hltn | grep -q ':8091 '"
 		server 8 go $pids $rpid $gpid
-		# Goroutines followed (dtracer/goroutines.c): the target is
-		# exact; measured by bench/fidelity.sh (docs/benchmarks.md).
+		# Goroutines followed (dtracer/goroutines.c): exact.
 		truth go $N /tmp/gomid.log "the Go middle tier"
 		cp /tmp/gomid.log /tmp/gomid.err "$DT_RESULTS/"
 		kill $gpid
@@ -566,6 +571,21 @@ dt-b)
 		truth aio $N /tmp/aiomid.log "the asyncio tier"
 		cp /tmp/aiomid.log /tmp/aiomid.err "$DT_RESULTS/"
 		kill $apid
+	fi
+	if [ "$go" = 1 ] && phase 10; then
+		# C1 only and the serial collector: a JVM that starts and
+		# warms up in seconds under TCG; TCP_NODELAY on the server's
+		# answers, as Go's and Node's.
+		java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xmx256m \
+			-Dsun.net.httpserver.nodelay=true \
+			-cp "$DT_BUILDDIR/tests/vm/build/java" DtJavamid 8093 dt-c:8000 \
+			/tmp/javamid.log 2> /tmp/javamid.err &
+		jpid=$!
+		check "dt-javamid (Java, a pool of 4) listens on 8093" wait_for $(slow 120) sh -c "ss -Hltn | grep -q ':8093 '"
+		server 10 java $pids $rpid $jpid
+		truth java $N /tmp/javamid.log "the Java tier"
+		cp /tmp/javamid.log /tmp/javamid.err "$DT_RESULTS/"
+		kill $jpid
 	fi
 	"$nginx" -p /tmp/nginx/ -c nginx.conf -e /tmp/nginx/error.log -s quit
 	kill $rpid
@@ -617,7 +637,7 @@ dt-c)
 		server 7 loop $hpid $pool $mixed
 		truth loop $N
 	fi
-	if [ "$go" = 1 ] && phase 8; then
+	if phase 8; then
 		server 8 go $hpid $pool $mixed
 		truth go $N
 	fi
@@ -625,6 +645,10 @@ dt-c)
 		server 9 aio $hpid $pool $mixed
 		# Two upstream calls per request.
 		truth aio $((2 * N))
+	fi
+	if [ "$go" = 1 ] && phase 10; then
+		server 10 java $hpid $pool $mixed
+		truth java $N
 	fi
 	kill $hpid $big $file $pool $mixed
 	cp /tmp/httpd.log "$DT_RESULTS/"
