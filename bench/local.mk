@@ -8,7 +8,7 @@ EXTRA_DIST += %reldir%/gate.sh %reldir%/guest-gate.sh %reldir%/merge.sh \
 	%reldir%/scale.sh %reldir%/guest-scale.sh %reldir%/stats.sh \
 	%reldir%/insn.sh %reldir%/guest-insn.sh %reldir%/insn/dt-insn.c \
 	%reldir%/insn/dt-insn-mark.c %reldir%/insn/qemu-plugin-h.sh %reldir%/insn/profile.sh \
-	%reldir%/fidelity.sh
+	%reldir%/fidelity.sh %reldir%/nginx.sh %reldir%/guest-nginx.sh
 # Instruction counts (%reldir%/insn.sh): a QEMU TCG plugin, built against
 # the plugin header of Debian's QEMU source (downloaded, checksum-pinned,
 # by %reldir%/insn/qemu-plugin-h.sh), and the guests' marker program. Built
@@ -27,6 +27,12 @@ bench-insn: all tests/vm/config.sh $(vm_data) $(check_PROGRAMS) \
 		%reldir%/insn/dt-insn.so %reldir%/insn/dt-insn-mark
 	DT_SRCDIR='$(abs_top_srcdir)' DT_BUILDDIR='$(abs_top_builddir)' \
 		$(SHELL) $(srcdir)/bench/insn.sh
+# What dtracer costs nginx serving a tiny file to ab -k -c 32 (DeepFlow's
+# worst case), in instruction counts: docs/benchmarks.md.
+bench-nginx: all tests/vm/config.sh $(vm_data) $(check_PROGRAMS) \
+		%reldir%/insn/dt-insn.so %reldir%/insn/dt-insn-mark
+	DT_SRCDIR='$(abs_top_srcdir)' DT_BUILDDIR='$(abs_top_builddir)' \
+		$(SHELL) $(srcdir)/bench/nginx.sh
 # Which requests are traced, per scenario, over DT_FIDELITY_RUNS runs
 # (default 5) of t-fidelity's guests: docs/benchmarks.md's fidelity table.
 bench-fidelity: all tests/vm/config.sh $(vm_data) $(check_PROGRAMS) \
@@ -51,6 +57,8 @@ bench: all tests/vm/config.sh $(vm_data) $(check_PROGRAMS) \
 		%reldir%/insn/dt-insn.so %reldir%/insn/dt-insn-mark
 	DT_SRCDIR='$(abs_top_srcdir)' DT_BUILDDIR='$(abs_top_builddir)' \
 		$(SHELL) $(srcdir)/bench/insn.sh
+	DT_SRCDIR='$(abs_top_srcdir)' DT_BUILDDIR='$(abs_top_builddir)' \
+		$(SHELL) $(srcdir)/bench/nginx.sh
 	DT_SRCDIR='$(abs_top_srcdir)' DT_BUILDDIR='$(abs_top_builddir)' \
 		$(SHELL) $(srcdir)/bench/gate.sh
 	DT_SRCDIR='$(abs_top_srcdir)' DT_BUILDDIR='$(abs_top_builddir)' \
