@@ -42,18 +42,19 @@
 # both marks, no other.
 #
 # Then middle tiers under a real load generator (ab, 32 connections
-# kept alive, beside the flagged curl), to dt-c's dt-httpd on 8000,
-# each exact (every flagged request traced at the tier and the
-# backend, no other): a Node.js event loop that defers its upstream
-# calls (dt-evloop.js, 8090) and a Go net/http tier (dt-gomid, 8091,
+# kept alive, beside the flagged curl), to dt-c's dt-httpd on 8000: a
+# Node.js event loop that defers its upstream calls (dt-evloop.js,
+# 8090: exact, every flagged request traced at the loop and the
+# backend, no other); and, with DT_FIDELITY_BENCH=1 (the benchmark
+# only: make check's time budget), a Go net/http tier (dt-gomid, 8091,
 # GOMAXPROCS 4: goroutines on any thread, followed by `dtracer go`'s
-# uprobes on Go's scheduler); and, with DT_FIDELITY_BENCH=1 (the
-# benchmark only: not exact), a Python asyncio tier (dt-aiomid.py,
-# aiohttp, 8092: two upstream calls per request through one session of
-# 2 connections) and a Java thread-pool tier (dt-javamid.java, the
-# JDK's HTTP server with 4 workers, HttpURLConnection's shared
-# keep-alive cache, 8093). Each logs, per request, whether its thread
-# was traced.
+# uprobes on Go's scheduler: checked to the issue's target, all 20
+# flagged traced and at most 1% of the others), a Python asyncio tier
+# (dt-aiomid.py, aiohttp, 8092: two upstream calls per request through
+# one session of 2 connections; not followed) and a Java thread-pool
+# tier (dt-javamid.java, the JDK's HTTP server with 4 workers,
+# HttpURLConnection's shared keep-alive cache, 8093). Each logs, per
+# request, whether its thread was traced.
 #
 # Hand-shakes (dt-tcp) on 7600 + 20 * PHASE: +1 dt-b and dt-c ready,
 # +2 the flagged client is done (dt-a serves it to both), +3 both
@@ -445,6 +446,22 @@ truth() {
 		test "$3" -gt 0 -a "$4" = 0
 }
 
+# target NAME COUNT [LOG WHERE]: as truth, to the fidelity issue's
+# target for the runtimes (Go): at least 99% of the COUNT flagged
+# requests traced (of 20: all), at most 1% of the others; exact in most
+# runs (docs/benchmarks.md counts the others).
+target() {
+	set -- $(awk -v n="$1" '
+		index($1, "/f-" n "/") == 1 { f++; ft += $2 == "traced" }
+		index($1, "/b-" n "/") == 1 { b++; bt += $2 == "traced" }
+		END { print f + 0, ft + 0, b + 0, bt + 0 }' "${3:-/tmp/httpd.log}") \
+		"$1" "$2" "${4:-the backend}"
+	check "[$5] at least 99% of the flagged requests were traced at $7 ($2 of $1)" \
+		test "$1" = "$6" -a $((100 * $2)) -ge $((99 * $1))
+	check "[$5] at most 1% of the unflagged requests were traced at $7 ($4 of $3)" \
+		test "$3" -gt 0 -a $((100 * $4)) -le "$3"
+}
+
 # guess NAME COUNT MIN MAX [LOG WHERE]: as truth, for a hop followed by
 # a guess (a pool's worker by its wake-up: a worker that takes the next
 # job from the queue without sleeping was handed nothing; one woken by
@@ -465,8 +482,8 @@ guess() {
 		test "$3" -gt 0 -a $((100 * $4)) -le $(($8 * $3))
 }
 
-# DT_FIDELITY_BENCH=1 (bench/fidelity.sh): the asyncio and Java phases
-# too.
+# DT_FIDELITY_BENCH=1 (bench/fidelity.sh): the Go, asyncio and Java
+# phases too.
 go=${DT_FIDELITY_BENCH:-0}
 
 # phase N: whether this run has phase N: all of them, or those that
@@ -502,7 +519,7 @@ dt-a)
 	ab=1
 	phase 7 && client 7 loop dt-b 8090 "http://dt-b:8090/f-loop/[1-$N]" \
 		http://dt-b:8090/b-loop/1
-	phase 8 && client 8 go dt-b 8091 "http://dt-b:8091/f-go/[1-$N]" \
+	[ "$go" = 1 ] && phase 8 && client 8 go dt-b 8091 "http://dt-b:8091/f-go/[1-$N]" \
 		http://dt-b:8091/b-go/1
 	[ "$go" = 1 ] && phase 9 && client 9 aio dt-b 8092 "http://dt-b:8092/f-aio/[1-$N]" \
 		http://dt-b:8092/b-aio/1
@@ -542,7 +559,7 @@ dt-b)
 		cp /tmp/evloop.log /tmp/evloop.err "$DT_RESULTS/"
 		kill $npid
 	fi
-	if phase 8; then
+	if [ "$go" = 1 ] && phase 8; then
 		# From the guest's tmpfs: uprobes read a file's pages through
 		# its file system, which the shared 9p root does not offer (EIO).
 		gomid=/tmp/dt-gomid
@@ -555,8 +572,9 @@ dt-b)
 		gpid=$!
 		check "dt-gomid (Go, GOMAXPROCS 4) listens on 8091" wait_for 60 sh -c "ss -Hltn | grep -q ':8091 '"
 		server 8 go $pids $rpid $gpid
-		# Goroutines followed (dtracer/goroutines.c): exact.
-		truth go $N /tmp/gomid.log "the Go middle tier"
+		# Goroutines followed (dtracer/goroutines.c): the issue's
+		# target (exact in most runs).
+		target go $N /tmp/gomid.log "the Go middle tier"
 		cp /tmp/gomid.log /tmp/gomid.err "$DT_RESULTS/"
 		kill $gpid
 		check "dtracer go --remove: no longer followed" sh -c \
@@ -637,9 +655,9 @@ dt-c)
 		server 7 loop $hpid $pool $mixed
 		truth loop $N
 	fi
-	if phase 8; then
+	if [ "$go" = 1 ] && phase 8; then
 		server 8 go $hpid $pool $mixed
-		truth go $N
+		target go $N
 	fi
 	if [ "$go" = 1 ] && phase 9; then
 		server 9 aio $hpid $pool $mixed
