@@ -431,14 +431,20 @@ server() {
 	check "[$_name] told dt-a" $tcp request -w 120 dt-a $((base + 3)) done
 }
 
+# tally NAME LOG: "FLAGGED TRACED BACKGROUND TRACED", the phase's
+# requests in LOG (/f-NAME/..., /b-NAME/...) and how many were traced.
+tally() {
+	awk -v n="$1" '
+		index($1, "/f-" n "/") == 1 { f++; ft += $2 == "traced" }
+		index($1, "/b-" n "/") == 1 { b++; bt += $2 == "traced" }
+		END { print f + 0, ft + 0, b + 0, bt + 0 }' "$2"
+}
+
 # truth NAME COUNT [LOG WHERE]: dt-httpd's log of the phase (or LOG, a
 # server's of the same form, at WHERE): every flagged request (COUNT of
 # them) traced, no unflagged one.
 truth() {
-	set -- $(awk -v n="$1" '
-		index($1, "/f-" n "/") == 1 { f++; ft += $2 == "traced" }
-		index($1, "/b-" n "/") == 1 { b++; bt += $2 == "traced" }
-		END { print f + 0, ft + 0, b + 0, bt + 0 }' "${3:-/tmp/httpd.log}") \
+	set -- $(tally "$1" "${3:-/tmp/httpd.log}") \
 		"$1" "$2" "${4:-the backend}"
 	check "[$5] every flagged request was traced at $7 ($2 of $1)" \
 		test "$1" = "$6" -a "$2" = "$6"
@@ -451,10 +457,7 @@ truth() {
 # requests traced (of 20: all), at most 1% of the others; exact in most
 # runs (docs/benchmarks.md counts the others).
 target() {
-	set -- $(awk -v n="$1" '
-		index($1, "/f-" n "/") == 1 { f++; ft += $2 == "traced" }
-		index($1, "/b-" n "/") == 1 { b++; bt += $2 == "traced" }
-		END { print f + 0, ft + 0, b + 0, bt + 0 }' "${3:-/tmp/httpd.log}") \
+	set -- $(tally "$1" "${3:-/tmp/httpd.log}") \
 		"$1" "$2" "${4:-the backend}"
 	check "[$5] at least 99% of the flagged requests were traced at $7 ($2 of $1)" \
 		test "$1" = "$6" -a $((100 * $2)) -ge $((99 * $1))
@@ -470,10 +473,7 @@ target() {
 # WHERE (default: the worker, dt-httpd's log), at most MAX per cent of
 # the others. The figures go to the log (docs/benchmarks.md).
 guess() {
-	set -- $(awk -v n="$1" '
-		index($1, "/f-" n "/") == 1 { f++; ft += $2 == "traced" }
-		index($1, "/b-" n "/") == 1 { b++; bt += $2 == "traced" }
-		END { print f + 0, ft + 0, b + 0, bt + 0 }' "${5:-/tmp/httpd.log}") \
+	set -- $(tally "$1" "${5:-/tmp/httpd.log}") \
 		"$1" "$2" "$3" "$4" "${6:-the worker}"
 	check "[$5] all flagged requests served ($1 of $6)" test "$1" = "$6"
 	check "[$5] guessed: $2 of $1 flagged requests traced at $9 (at least $7%)" \
