@@ -3,8 +3,8 @@
 # of t-fidelity's three guests (tests/kernel/guest-fidelity.sh: nginx
 # with and without upstream keep-alive, 1 MiB answers, redis beside a
 # pipelining benchmark, a thread pool, a mixed chain, a Node.js event
-# loop and, here only (DT_FIDELITY_BENCH=1), a Go, a Python asyncio and
-# a Java thread-pool middle tier under ab -k -c 32). Not a pass/fail test:
+# loop, a Go tier and, here only (DT_FIDELITY_BENCH=1), a Python asyncio
+# and a Java thread-pool middle tier under ab -k -c 32). Not a pass/fail test:
 # the runs' own checks may fail; the figures are read from the servers'
 # own logs (ground truth: per request, whether the thread serving it
 # was flagged when it read it) kept in each run's results.

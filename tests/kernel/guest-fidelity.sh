@@ -45,11 +45,11 @@
 # kept alive, beside the flagged curl), to dt-c's dt-httpd on 8000: a
 # Node.js event loop that defers its upstream calls (dt-evloop.js,
 # 8090: exact, every flagged request traced at the loop and the
-# backend, no other); and, with DT_FIDELITY_BENCH=1 (the benchmark
-# only: make check's time budget), a Go net/http tier (dt-gomid, 8091,
-# GOMAXPROCS 4: goroutines on any thread, followed by `dtracer go`'s
-# uprobes on Go's scheduler: checked to the issue's target, all 20
-# flagged traced and at most 1% of the others), a Python asyncio tier
+# backend, no other); a Go net/http tier (dt-gomid, 8091, GOMAXPROCS
+# 4: goroutines on any thread, followed by `dtracer go`'s uprobes on
+# Go's scheduler: checked to the issue's target, all 20 flagged traced
+# and at most 1% of the others); and, with DT_FIDELITY_BENCH=1 (the
+# benchmark only), a Python asyncio tier
 # (dt-aiomid.py, aiohttp, 8092: two upstream calls per request through
 # one session of 2 connections; not followed) and a Java thread-pool
 # tier (dt-javamid.java, the JDK's HTTP server with 4 workers,
@@ -482,8 +482,8 @@ guess() {
 		test "$3" -gt 0 -a $((100 * $4)) -le $(($8 * $3))
 }
 
-# DT_FIDELITY_BENCH=1 (bench/fidelity.sh): the Go, asyncio and Java
-# phases too.
+# DT_FIDELITY_BENCH=1 (bench/fidelity.sh): the asyncio and Java phases
+# too.
 go=${DT_FIDELITY_BENCH:-0}
 
 # phase N: whether this run has phase N: all of them, or those that
@@ -519,7 +519,7 @@ dt-a)
 	ab=1
 	phase 7 && client 7 loop dt-b 8090 "http://dt-b:8090/f-loop/[1-$N]" \
 		http://dt-b:8090/b-loop/1
-	[ "$go" = 1 ] && phase 8 && client 8 go dt-b 8091 "http://dt-b:8091/f-go/[1-$N]" \
+	phase 8 && client 8 go dt-b 8091 "http://dt-b:8091/f-go/[1-$N]" \
 		http://dt-b:8091/b-go/1
 	[ "$go" = 1 ] && phase 9 && client 9 aio dt-b 8092 "http://dt-b:8092/f-aio/[1-$N]" \
 		http://dt-b:8092/b-aio/1
@@ -559,7 +559,7 @@ dt-b)
 		cp /tmp/evloop.log /tmp/evloop.err "$DT_RESULTS/"
 		kill $npid
 	fi
-	if [ "$go" = 1 ] && phase 8; then
+	if phase 8; then
 		# From the guest's tmpfs: uprobes read a file's pages through
 		# its file system, which the shared 9p root does not offer (EIO).
 		gomid=/tmp/dt-gomid
@@ -655,7 +655,7 @@ dt-c)
 		server 7 loop $hpid $pool $mixed
 		truth loop $N
 	fi
-	if [ "$go" = 1 ] && phase 8; then
+	if phase 8; then
 		server 8 go $hpid $pool $mixed
 		target go $N
 	fi
