@@ -115,7 +115,9 @@ bool dt_flags_may_enter_locked(struct task_struct *task,
 	lockdep_assert_held(&dt_flags_lock);
 	if (old && (!old->ctx || old->ctx == c))
 		return false;
-	if (READ_ONCE(task->flags) & PF_EXITING || READ_ONCE(c->dead))
+	/* A kernel thread serves no request of its own (nfsd's reads). */
+	if (READ_ONCE(task->flags) & (PF_EXITING | PF_KTHREAD) ||
+	    READ_ONCE(c->dead))
 		return false;
 	if (!old && !dt_flags_room_locked(1)) {
 		dt_stat_inc(DT_STAT_DROP_THREADS);
@@ -263,36 +265,58 @@ void dt_flags_wrote(struct task_struct *task, const struct sock *sk)
 	spin_unlock_irqrestore(&dt_flags_lock, irq);
 }
 
+/* Under dt_flags_lock: whether f answered and then idled since now. */
+static bool dt_flag_expired_locked(const struct dt_flag *f, u64 idle, u64 now)
+{
+	u64 wrote = READ_ONCE(f->wrote);
+
+	lockdep_assert_held(&dt_flags_lock);
+	return f->ctx && wrote && idle && now - wrote >= idle;
+}
+
 /*
  * The sweep: threads that answered and then did nothing on TCP for
  * response_idle_ms leave their context (response, counted in expired).
- * It walks the table under dt_flags_lock, and runs again while such
- * threads remain.
+ * It walks the table under RCU and takes dt_flags_lock for each thread
+ * that goes (checked again there: the thread may have moved or written
+ * since), so it never keeps interrupts off for a walk of the table; it
+ * runs again while threads that answered remain.
  */
 static void dt_expire(struct work_struct *work)
 {
 	u64 idle = (u64)READ_ONCE(dt_response_idle_ms) * NSEC_PER_MSEC;
 	u64 now = ktime_get_ns();
-	struct hlist_node *tmp;
 	struct dt_flag *f;
 	unsigned long irq;
 	bool more = false;
+	u64 wrote;
 	int bkt;
 
-	spin_lock_irqsave(&dt_flags_lock, irq);
-	hash_for_each_safe(dt_flags, bkt, tmp, f, node) {
-		if (!f->ctx || !f->wrote || !idle)
+	if (!idle)
+		return;
+	rcu_read_lock();
+	hash_for_each_rcu(dt_flags, bkt, f, node) {
+		wrote = READ_ONCE(f->wrote);
+		if (!READ_ONCE(f->ctx) || !wrote)
 			continue;
-		if (now - f->wrote >= idle) {
+		if (now - wrote < idle) {
+			more = true;
+			continue;
+		}
+		spin_lock_irqsave(&dt_flags_lock, irq);
+		if (dt_flag_find(f->task) == f &&
+		    dt_flag_expired_locked(f, idle, now)) {
 			dt_flag_remove_locked(f, DT_UNFLAG_RESPONSE);
 			dt_stat_inc(DT_STAT_EXPIRED);
-		} else {
-			more = true;
 		}
+		spin_unlock_irqrestore(&dt_flags_lock, irq);
 	}
-	if (more)
+	rcu_read_unlock();
+	if (more) {
+		spin_lock_irqsave(&dt_flags_lock, irq);
 		dt_expire_schedule_locked();
-	spin_unlock_irqrestore(&dt_flags_lock, irq);
+		spin_unlock_irqrestore(&dt_flags_lock, irq);
+	}
 }
 
 /* sk is being destroyed: threads serving its request leave it. */
@@ -310,6 +334,32 @@ void dt_flags_socket_gone(const struct sock *sk)
 		if (f->ctx->sk == sk)
 			dt_flag_remove_locked(f, DT_UNFLAG_CLOSED);
 	spin_unlock_irqrestore(&dt_flags_lock, irq);
+}
+
+/*
+ * probe 0 (state.c): sockets are no longer followed, nor their
+ * destruction seen, so no request's context could end by its socket any
+ * more (and a socket made later at the same address would pass for
+ * it): every thread in one leaves it (closed: its socket is gone from
+ * dtracer's view). Clients, flagged by root, stay. Under RCU, the lock
+ * taken for each thread that goes.
+ */
+void dt_flags_end_contexts(void)
+{
+	struct dt_flag *f;
+	unsigned long irq;
+	int bkt;
+
+	rcu_read_lock();
+	hash_for_each_rcu(dt_flags, bkt, f, node) {
+		if (!f->ctx)
+			continue;
+		spin_lock_irqsave(&dt_flags_lock, irq);
+		if (dt_flag_find(f->task) == f)
+			dt_flag_remove_locked(f, DT_UNFLAG_CLOSED);
+		spin_unlock_irqrestore(&dt_flags_lock, irq);
+	}
+	rcu_read_unlock();
 }
 
 /* Module exit: the hooks are gone; the sweep stops, every flag goes. */

@@ -74,6 +74,15 @@ void dt_ctx_put(struct dt_ctx *c)
 		dt_mem_free_rcu(DT_MEM_CONTEXTS, c, rcu);
 }
 
+/*
+ * How many references c has now (sockets.c: whether a socket's entry
+ * alone holds it); a hint, read under the holder's lock.
+ */
+unsigned int dt_ctx_refs(const struct dt_ctx *c)
+{
+	return refcount_read(&c->ref);
+}
+
 /* c's request socket is gone: nobody joins it again. */
 void dt_ctx_kill(struct dt_ctx *c)
 {

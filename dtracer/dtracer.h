@@ -80,12 +80,15 @@ enum dt_stat {
 	DT_STAT_EXPIRED,		/* ... then idle: response_idle_ms */
 	DT_STAT_UNSOLICITED,		/* marked responses nobody asked for */
 	DT_STAT_ANSWERS,		/* answers read by clients */
+	DT_STAT_READS_KERNEL,		/* marked bytes a kernel read took */
+	DT_STAT_SOCKETS_IDLE,		/* socket entries gone idle */
 	DT_STAT_DROP_THREADS,		/* flags not set: thread table full */
 	DT_STAT_DROP_RATE,		/* propagations over max_propagations */
 	DT_STAT_DROP_SOCKETS,		/* sockets not followed: table full */
 	DT_STAT_DROP_RANGES,		/* marked ranges lost: socket's set full */
 	DT_STAT_DROP_NOMEM,		/* allocations that failed */
 	DT_STAT_DROP_UNWRITABLE,	/* segments that could not be marked */
+	DT_STAT_MARKS_SIGNED,		/* ... their socket signs (MD5, AO) */
 	DT_STAT_RECV_NO_SOCKET,		/* marked segments with no full socket */
 	DT_STAT_MARKS_OUT_OF_WINDOW,	/* ... outside the receive window */
 	DT_STAT_DROP_DEFERRED,		/* deferred calls not followed: full */
@@ -145,6 +148,7 @@ struct dt_ctx *dt_ctx_get(struct dt_ctx *c);
 bool dt_ctx_tryget(struct dt_ctx *c);
 void dt_ctx_put(struct dt_ctx *c);
 void dt_ctx_kill(struct dt_ctx *c);
+unsigned int dt_ctx_refs(const struct dt_ctx *c);
 
 /* flags.c: the table of flagged threads, each in one context. */
 enum dt_reason {
@@ -206,6 +210,7 @@ void dt_flags_leave(struct task_struct *task);
 struct dt_ctx *dt_flags_ctx(struct task_struct *task, enum dt_reason *reason);
 void dt_flags_wrote(struct task_struct *task, const struct sock *sk);
 void dt_flags_socket_gone(const struct sock *sk);
+void dt_flags_end_contexts(void);
 void dt_flags_exit(void);
 
 /* lifecycle.c: fork and exit, hooked while the module is loaded. */
@@ -230,6 +235,7 @@ struct dt_sock {
 	u32 served_seq;			/* ... write_seq when it was read */
 	struct dt_ctx *outstanding;	/* sent a request here, unanswered */
 	bool gone;			/* out of the table: keep nothing */
+	unsigned long used;		/* jiffies of its last change */
 	bool connecting;		/* its first write is outstanding's */
 	const struct task_struct *asker; /* a client awaiting an answer */
 	u64 asked_at;			/* ... since (monotonic ns) */
@@ -240,6 +246,8 @@ extern unsigned int dt_max_sockets;
 struct dt_sock *dt_sock_find(const struct sock *sk);
 struct dt_sock *dt_sock_get(const struct sock *sk);
 struct dt_sock *dt_sock_get_connecting(const struct sock *sk);
+struct dt_sock *dt_sock_live(const struct sock *sk, struct dt_sock *ds,
+			     unsigned long *irq);
 void dt_sock_set_ctx(struct dt_sock *ds, struct dt_ctx **slot,
 		     struct dt_ctx *c);
 extern atomic_t dt_nsocks;

@@ -254,6 +254,11 @@ static bool dt_send_begin(struct sock *sk, const struct dt_sender *by,
 	if (!ds &&
 	    dt_send_kind(sk, by, NULL, fwd, fwd_ctx, &owner) != DT_UNMARKED)
 		ds = dt_sock_get(sk);
+	if (ds) {
+		spin_lock_irqsave(&ds->lock, irq);
+		/* Gone idle meanwhile (sockets.c): the socket's entry now. */
+		ds = dt_sock_live(sk, ds, &irq);
+	}
 	if (!ds) {
 		if (by && !by->client) {
 			dt_flags_leave(current);
@@ -263,7 +268,6 @@ static bool dt_send_begin(struct sock *sk, const struct dt_sender *by,
 	}
 	seq = READ_ONCE(tp->write_seq);
 	una = READ_ONCE(tp->snd_una);
-	spin_lock_irqsave(&ds->lock, irq);
 	dt_ranges_prune(&ds->sent, una);
 	dt_ranges_prune(&ds->sent_resp, una);
 	/* A writer that slept in sendmsg (socket unlocked) wrote up to here. */
@@ -412,6 +416,24 @@ static bool dt_set_mark(struct sk_buff *skb, unsigned int thoff,
 	return true;
 }
 
+/*
+ * Whether sk signs its segments (TCP-MD5, TCP-AO): the signature covers
+ * the header's reserved bits and is made before LOCAL_OUT, so a mark set
+ * here would make the peer drop the segment, and every retransmission.
+ */
+static bool dt_sock_signed(const struct sock *sk)
+{
+#ifdef CONFIG_TCP_MD5SIG
+	if (rcu_access_pointer(tcp_sk(sk)->md5sig_info))
+		return true;
+#endif
+#ifdef CONFIG_TCP_AO
+	if (rcu_access_pointer(tcp_sk(sk)->ao_info))
+		return true;
+#endif
+	return false;
+}
+
 static unsigned int dt_egress_hook(void *priv, struct sk_buff *skb,
 				   const struct nf_hook_state *state)
 {
@@ -439,6 +461,10 @@ static unsigned int dt_egress_hook(void *priv, struct sk_buff *skb,
 	kind = dt_segment_kind(sk, seq, seq + len, &by);
 	if (kind == DT_UNMARKED)
 		return NF_ACCEPT;
+	if (dt_sock_signed(sk)) {
+		dt_stat_inc(DT_STAT_MARKS_SIGNED);
+		return NF_ACCEPT;
+	}
 	if (th != &_th)		/* marking may move the header */
 		th = memcpy(&_th, th, sizeof(_th));
 	if (dt_set_mark(skb, thoff, kind))

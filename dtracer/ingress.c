@@ -145,6 +145,9 @@ static void dt_note_received(const struct sock *sk, u32 seq, u32 end,
 	if (!ds)
 		return;
 	spin_lock_irqsave(&ds->lock, irq);
+	ds = dt_sock_live(sk, ds, &irq);
+	if (!ds)
+		return;
 	if (dt_ranges_add(resp ? &ds->rcvd_resp : &ds->rcvd, seq, end))
 		dt_stat_inc(DT_STAT_DROP_RANGES);
 	spin_unlock_irqrestore(&ds->lock, irq);
@@ -229,6 +232,8 @@ static void dt_read_take(struct dt_sock *ds, u32 now, u32 wseq,
 	RCU_LOCKDEP_WARN(!rcu_read_lock_held(),
 			 "read taken outside an RCU read-side section");
 	spin_lock_irqsave(&ds->lock, irq);
+	/* The sweep (sockets.c) waits for socket_idle_ms after this. */
+	ds->used = jiffies;
 	r->request = dt_passed(&ds->rcvd, now);
 	r->response = dt_passed(&ds->rcvd_resp, now);
 	if (r->response)
@@ -285,9 +290,35 @@ static void dt_read_untraced(struct dt_sock *ds, struct dt_ctx *served)
 }
 
 /*
+ * A read that is no task's own (current is whoever the softirq
+ * interrupted, or a kernel thread): strparser's (kTLS receive, KCM,
+ * sockmap) from data_ready or a kworker, a kernel server's (nfsd). The
+ * marked bytes are taken, counted, and flag nobody: the socket serves
+ * no traced request now, and current's context, whatever it is, stays.
+ */
+static void dt_on_read_kernel(struct sock *sk, u32 now)
+{
+	struct dt_read r = { 0 };
+	struct dt_sock *ds;
+
+	if (!dt_socks_count())
+		return;
+	rcu_read_lock();
+	ds = dt_sock_find(sk);
+	if (ds)
+		dt_read_take(ds, now, READ_ONCE(tcp_sk(sk)->write_seq), &r);
+	if (r.request || r.response)
+		dt_stat_inc(DT_STAT_READS_KERNEL);
+	if (r.request && r.served)
+		dt_read_untraced(ds, r.served);
+	rcu_read_unlock();
+}
+
+/*
  * tcp_rcv_space_adjust: the reader has just moved copied_seq over the
  * bytes it took (recvmsg, read, splice, zero-copy receive all call it, in
- * the reader's context, socket locked).
+ * the reader's context, socket locked; tcp_read_sock and tcp_read_done
+ * too, which strparser calls from softirq or a kworker).
  */
 static void dt_on_read(void *data, struct sock *sk)
 {
@@ -298,6 +329,10 @@ static void dt_on_read(void *data, struct sock *sk)
 	bool fresh;
 	u32 pos;
 
+	if (!in_task() || (current->flags & PF_KTHREAD)) {
+		dt_on_read_kernel(sk, now);
+		return;
+	}
 	/* Every read counts, traced or not: an event loop's order. */
 	fresh = dt_loop_read(sk, dt_serving_side(sk), &pos);
 	if (!dt_socks_count() && !atomic_read(&dt_trace_active))

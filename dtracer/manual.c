@@ -214,7 +214,12 @@ static size_t dt_flag_print(char *buf, size_t size, const struct dt_flag *f)
 
 /*
  * list_pid: "TID PID REASON [DETAIL]" per flagged thread. What does not
- * fit in size is summed up in a last line "+N more".
+ * fit in size is summed up in a last line "+N more". Any user may read
+ * it: the walk is under RCU, not dt_flags_lock, so reading it never
+ * holds off the wake-ups and reads that change the table (nor keeps
+ * interrupts off); an entry and its context stay valid until a grace
+ * period after their removal. A thread moving meanwhile may be listed
+ * in its old context or its new one.
  */
 ssize_t dt_flags_list(char *buf, size_t size)
 {
@@ -222,18 +227,17 @@ ssize_t dt_flags_list(char *buf, size_t size)
 	unsigned int more = 0;
 	struct dt_flag *f;
 	size_t len = 0, n;
-	unsigned long irq;
 	int bkt;
 
-	spin_lock_irqsave(&dt_flags_lock, irq);
-	hash_for_each(dt_flags, bkt, f, node) {
+	rcu_read_lock();
+	hash_for_each_rcu(dt_flags, bkt, f, node) {
 		n = more ? 0 : dt_flag_print(buf + len, size - reserve - len, f);
 		if (n)
 			len += n;
 		else
 			more++;
 	}
-	spin_unlock_irqrestore(&dt_flags_lock, irq);
+	rcu_read_unlock();
 	if (more)
 		len += snprintf(buf + len, size - len, "+%u more\n", more);
 	return len;

@@ -10,20 +10,31 @@
  *
  * Entries exist only while the probe is armed. An entry goes when its
  * socket is destroyed (the tracepoint tcp_destroy_sock, which
- * tcp_v4_destroy_sock fires for IPv6 sockets too) or when the probe is
- * disarmed. The socket is in TCP_CLOSE before it is destroyed, and
- * entries are only added to sockets not in TCP_CLOSE, both under
- * dt_socks_lock: no entry outlives its socket.
+ * tcp_v4_destroy_sock fires for IPv6 sockets too), when the probe is
+ * disarmed, or when it has been idle for socket_idle_ms (the sweep
+ * below): a kept-alive connection that once carried a mark is not
+ * looked up on its every packet for the rest of its life. The socket
+ * is in TCP_CLOSE before it is destroyed, and entries are only added to
+ * sockets not in TCP_CLOSE, both under dt_socks_lock: no entry outlives
+ * its socket.
+ *
+ * An entry taken out of the table is marked gone under its own lock;
+ * a writer that found it before and locks it after asks dt_sock_live()
+ * for the socket's entry now, so nothing written to it is lost.
  */
 #include "dtracer.h"
 #include "hooks.h"
 
 #include <linux/hashtable.h>
+#include <linux/jiffies.h>
+#include <linux/moduleparam.h>
 #include <linux/rculist.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/tracepoint.h>
+#include <linux/workqueue.h>
 #include <net/sock.h>
+#include <net/tcp.h>
 #include <net/tcp_states.h>
 
 #define DT_SOCKS_BITS 12
@@ -34,6 +45,24 @@ atomic_t dt_nsocks = ATOMIC_INIT(0);	/* entries in dt_socks */
 static bool dt_socks_open;		/* under dt_socks_lock: armed */
 
 unsigned int dt_max_sockets = 4096;
+
+static unsigned int dt_socket_idle_ms = 10000;
+module_param_named(socket_idle_ms, dt_socket_idle_ms, uint, 0644);
+MODULE_PARM_DESC(socket_idle_ms,
+		 "A followed socket's entry goes after this many ms without a change, with nothing in flight and no context anyone else holds (0: never)");
+
+static void dt_socks_sweep(struct work_struct *work);
+static DECLARE_DELAYED_WORK(dt_socks_sweep_work, dt_socks_sweep);
+
+/* The sweep runs in a quarter of socket_idle_ms (a timer: no wake-up). */
+static void dt_socks_sweep_schedule(void)
+{
+	unsigned int ms = READ_ONCE(dt_socket_idle_ms);
+
+	if (ms)
+		schedule_delayed_work(&dt_socks_sweep_work,
+				      msecs_to_jiffies(ms / 4) + 1);
+}
 
 /*
  * The entry of sk, or NULL. Caller is in an RCU read-side section:
@@ -77,6 +106,7 @@ static struct dt_sock *dt_sock_add(const struct sock *sk, bool connecting)
 		return NULL;
 	}
 	fresh->sk = sk;
+	fresh->used = jiffies;
 	spin_lock_init(&fresh->lock);
 
 	spin_lock_irqsave(&dt_socks_lock, irq);
@@ -93,6 +123,8 @@ static struct dt_sock *dt_sock_add(const struct sock *sk, bool connecting)
 		fresh = NULL;
 	}
 	spin_unlock_irqrestore(&dt_socks_lock, irq);
+	if (!fresh)
+		dt_socks_sweep_schedule();
 	dt_mem_free(DT_MEM_SOCKETS, fresh);
 	return ds;
 }
@@ -137,6 +169,50 @@ struct dt_sock *dt_sock_get_connecting(const struct sock *sk)
 }
 
 /*
+ * ds, sk's entry, locked by the caller (irq: its flags): ds itself, or,
+ * if the sweep took ds out of the table meanwhile (gone), sk's entry
+ * now, made if needed and locked instead; NULL (nothing locked) if
+ * there is none (table full, memory short, sk closed). Marks the entry
+ * used. Under RCU.
+ */
+struct dt_sock *dt_sock_live(const struct sock *sk, struct dt_sock *ds,
+			     unsigned long *irq)
+{
+	lockdep_assert_held(&ds->lock);
+	if (unlikely(ds->gone)) {
+		spin_unlock_irqrestore(&ds->lock, *irq);
+		ds = dt_sock_get(sk);
+		if (!ds)
+			return NULL;
+		spin_lock_irqsave(&ds->lock, *irq);
+		if (ds->gone) {		/* destroyed meanwhile */
+			spin_unlock_irqrestore(&ds->lock, *irq);
+			return NULL;
+		}
+	}
+	ds->used = jiffies;
+	return ds;
+}
+
+/*
+ * Under dt_socks_lock and ds->lock: ds leaves the table (gone); its
+ * contexts are the caller's, in *served and *out, to put.
+ */
+static void dt_sock_unlink_locked(struct dt_sock *ds, struct dt_ctx **served,
+				  struct dt_ctx **out)
+{
+	lockdep_assert_held(&dt_socks_lock);
+	lockdep_assert_held(&ds->lock);
+	hash_del_rcu(&ds->node);
+	atomic_dec(&dt_nsocks);
+	ds->gone = true;
+	*served = ds->served;
+	*out = ds->outstanding;
+	ds->served = NULL;
+	ds->outstanding = NULL;
+}
+
+/*
  * Takes ds out of the table (under dt_socks_lock, then its own lock):
  * its contexts' references go, and the request read on it, if traced,
  * can no longer be served (dead): its socket is gone.
@@ -146,19 +222,87 @@ static void dt_sock_remove_locked(struct dt_sock *ds)
 	struct dt_ctx *served, *out;
 
 	lockdep_assert_held(&dt_socks_lock);
-	hash_del_rcu(&ds->node);
-	atomic_dec(&dt_nsocks);
 	spin_lock(&ds->lock);
-	ds->gone = true;
-	served = ds->served;
-	out = ds->outstanding;
-	ds->served = NULL;
-	ds->outstanding = NULL;
+	dt_sock_unlink_locked(ds, &served, &out);
 	spin_unlock(&ds->lock);
 	dt_ctx_kill(served);
 	dt_ctx_put(served);
 	dt_ctx_put(out);
 	dt_mem_free_rcu(DT_MEM_SOCKETS, ds, rcu);
+}
+
+/* Under ds->lock: whether the entry alone holds c (or c is NULL). */
+static bool dt_sock_ctx_alone_locked(const struct dt_sock *ds,
+				     const struct dt_ctx *c)
+{
+	lockdep_assert_held(&ds->lock);
+	return !c || dt_ctx_refs(c) <= (ds->served == c) + (ds->outstanding == c);
+}
+
+/*
+ * Under dt_socks_lock and ds->lock, ds in the table (its socket not
+ * destroyed yet): whether ds can go. Nothing changed for idle jiffies,
+ * no marked bytes in flight (the acknowledged ones dropped here), no
+ * write under way, no connect, no context anybody else holds (its
+ * threads have left it), no flagged client waiting for its answer.
+ */
+static bool dt_sock_idle_locked(struct dt_sock *ds, unsigned long idle)
+{
+	u32 una = READ_ONCE(tcp_sk(ds->sk)->snd_una);
+
+	lockdep_assert_held(&dt_socks_lock);
+	lockdep_assert_held(&ds->lock);
+	if (!time_after(jiffies, ds->used + idle))
+		return false;
+	dt_ranges_prune(&ds->sent, una);
+	dt_ranges_prune(&ds->sent_resp, una);
+	return !ds->sent.n && !ds->sent_resp.n && !ds->rcvd.n &&
+	       !ds->rcvd_resp.n && !ds->writer && !ds->connecting &&
+	       dt_sock_ctx_alone_locked(ds, ds->served) &&
+	       dt_sock_ctx_alone_locked(ds, ds->outstanding) &&
+	       !(ds->asker && dt_flag_sender(ds->asker, NULL));
+}
+
+/*
+ * The sweep: entries idle for socket_idle_ms go (counted in
+ * sockets_idle). It walks the table under RCU and takes dt_socks_lock
+ * for each entry that may go (interrupts are off only for one entry's
+ * check), and runs again while entries remain.
+ */
+static void dt_socks_sweep(struct work_struct *work)
+{
+	unsigned long idle = msecs_to_jiffies(READ_ONCE(dt_socket_idle_ms));
+	struct dt_ctx *served, *out;
+	struct dt_sock *ds;
+	unsigned long irq;
+	bool gone;
+	int bkt;
+
+	if (!idle)
+		return;
+	rcu_read_lock();
+	hash_for_each_rcu(dt_socks, bkt, ds, node) {
+		if (!time_after(jiffies, READ_ONCE(ds->used) + idle))
+			continue;
+		gone = false;
+		spin_lock_irqsave(&dt_socks_lock, irq);
+		spin_lock(&ds->lock);
+		if (!ds->gone && dt_sock_idle_locked(ds, idle)) {
+			dt_sock_unlink_locked(ds, &served, &out);
+			gone = true;
+		}
+		spin_unlock(&ds->lock);
+		spin_unlock_irqrestore(&dt_socks_lock, irq);
+		if (!gone)
+			continue;
+		dt_ctx_put(served);
+		dt_ctx_put(out);
+		dt_mem_free_rcu(DT_MEM_SOCKETS, ds, rcu);
+		dt_stat_inc(DT_STAT_SOCKETS_IDLE);
+	}
+	rcu_read_unlock();
+	if (atomic_read(&dt_nsocks))
+		dt_socks_sweep_schedule();
 }
 
 /* sk is being destroyed: forget it. Returns whether it was followed. */
@@ -225,4 +369,6 @@ void dt_sockets_disarm(void)
 {
 	dt_tracepoint_unhook(dt_tp_destroy, dt_on_destroy);
 	dt_socks_flush();
+	/* It may have been scheduling itself again: it finds none now. */
+	cancel_delayed_work_sync(&dt_socks_sweep_work);
 }

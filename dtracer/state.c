@@ -5,7 +5,8 @@
  * probe: whether the packet hooks are armed. Arming registers, in order,
  * the socket table's destroy hook, ingress, egress, the hand-off's
  * wake-up hook; disarming undoes them
- * in reverse and then drops every socket entry. A failure on the way
+ * in reverse, then drops every socket entry and ends every request's
+ * context (the threads in one are unflagged; clients stay). A failure on the way
  * undoes what was done: probe stays 0. Changes are serialised by
  * dt_probe_lock (process context only: registering hooks sleeps). The
  * gate follows the probe: with probe 0 LTTng records as stock (gate.c).
@@ -64,6 +65,7 @@ static void dt_disarm(void)
 	dt_ingress_disarm();
 	dt_sockets_disarm();
 	dt_loop_reset();
+	dt_flags_end_contexts();
 }
 
 int dt_probe_set(bool arm)

@@ -14,7 +14,8 @@
 #   dt-b: the first (socat) keeps its connection open until the second
 #   one's socket has been refused (counted drop), whatever the timing
 #   (the server takes one connection at a time: the second is answered
-#   once the first has closed)
+#   once the first has closed)   7112 flagged echo signed with TCP-MD5
+#   (RFC 2385): answered, nothing marked (marks_signed)
 #   7199 "done"
 tcp=$DT_BUILDDIR/tests/tools/dt-tcp
 pcap=$DT_BUILDDIR/tests/tools/dt-pcap
@@ -77,6 +78,7 @@ dt-a)
 		$tcp serve -4 -s $p 0 > /tmp/serve-$p.log 2>&1 &
 	done
 	$tcp serve -4 7111 0 > /tmp/serve-7111.log 2>&1 &
+	$tcp serve -4 -m dtracer-md5 7112 0 > /tmp/serve-7112.log 2>&1 &
 	for p in 7107 7108; do
 		$tcp serve -6 $p 0 > /tmp/serve-$p.log 2>&1 &
 	done
@@ -116,6 +118,7 @@ dt-a)
 	check "probe 0: a flagged client's segments are not marked" none_marked 7106
 	check "TX checksum offload off: every segment marked" all_marked 7110
 	check "no TCP checksum errors on dt-a" test "$(nstat_of TcpInCsumErrors)" = 0
+	check "TCP-MD5: a flagged client's signed segments left unmarked" none_marked 7112
 	check "IPv6, flagged client: every data segment marked" all_marked 7107
 	check "IPv6, unflagged client: none marked" none_marked 7108
 	set -- $(requests 7111)
@@ -199,6 +202,14 @@ dt-b)
 	u=$!
 	wait $f && ok "IPv6 flagged client got its answers" || not_ok "IPv6 flagged client got its answers ($(cat /tmp/f6.out))"
 	wait $u && ok "IPv6 unflagged client got its answers" || not_ok "IPv6 unflagged client got its answers"
+
+	# A mark set after the signature would make dt-a drop every segment:
+	# without the rule, the request hangs.
+	m0=$(stat_of marks_signed)
+	check "a flagged client's TCP-MD5-signed requests are answered" \
+		timeout $(slow 60) sh -c "echo \$\$ > $sys/add_pid && exec $tcp request -m dtracer-md5 dt-a 7112 signed 3"
+	check "... their segments counted in marks_signed" \
+		test $(($(stat_of marks_signed) - m0)) -ge 3
 
 	check "no socket followed any more" wait_for 30 sh -c "[ \$(awk '\$1 == \"sockets\" { print \$2 }' $sys/stats) = 0 ]"
 	check "max_sockets 1" sh -c "echo 1 > $sys/max_sockets"

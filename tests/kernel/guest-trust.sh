@@ -18,6 +18,16 @@
 #            inject)                     where the peer takes the next
 #                                        byte: honoured, one
 #                                        dtracer_mark_recv
+#   phase 7  a kernel thread reads a    2049 nfsd (NFSv4 only, one
+#            marked request             thread): the marked bytes are
+#                                       counted (reads_kernel), no thread
+#                                       flagged, nfsd least of all
+#
+# Then, on dt-b alone: a flagged local client keeps a connection to
+# 7307 open across two requests, socket_idle_ms 1000: after the first,
+# both ends' entries go (sockets_idle) while the connection stays; the
+# second is followed again. Last, probe 0 ends a request's context: a
+# server that never answers (7309) leaves it, its flagged client stays.
 tcp=$DT_BUILDDIR/tests/tools/dt-tcp
 pcap=$DT_BUILDDIR/tests/tools/dt-pcap
 sys=/sys/distributed-tracer
@@ -88,6 +98,11 @@ dt-a)
 			$DT_BUILDDIR/tests/tools/dt-inject dt-b 7308 0
 	}
 	phase 6 p6
+	# An RPC record marker (4 bytes, the last fragment, 4 bytes long)
+	# and 4 bytes of record: nfsd reads both, finds no call in them and
+	# closes the connection.
+	phase 7 check "phase 7: a flagged client sent 8 bytes to dt-b's nfsd" \
+		flagged sh -c "printf '\\200\\000\\000\\004abcd' | socat -t 5 - TCP4:dt-b:2049"
 
 	sleep 1
 	tcpdump_stop $tdpid /tmp/tcpdump.err
@@ -185,6 +200,69 @@ dt-b)
 		ok "phase 6: one dtracer_mark_recv on port 7308 (the byte in the window; the forged one outside it leaves no event)" ||
 		not_ok "phase 6: $n dtracer_mark_recv events on port 7308, expected 1 (the byte in the window only)"
 	diag "$(cat /tmp/forged.txt)"
+	# A kernel server: nfsd's threads read their sockets themselves
+	# (kernel threads, in tcp_recvmsg). NFSv4 only: nothing to register
+	# with rpcbind, no lockd.
+	check "nfsd (NFSv4 only, one thread) listens on 2049" sh -c '
+		modprobe nfsd &&
+		{ mountpoint -q /proc/fs/nfsd || mount -t nfsd nfsd /proc/fs/nfsd; } &&
+		echo "-2 -3 +4" > /proc/fs/nfsd/versions &&
+		echo 1 > /proc/fs/nfsd/threads' &&
+		check "... on 2049" wait_for 30 sh -c "ss -Hltn | grep -q ':2049 '"
+	mark_stats
+	go 7
+	check "phase 7: nfsd's read of the marked request counted (reads_kernel)" \
+		wait_for 30 grew reads_kernel -ge 1
+	check "... its marks came from a trusted source" grew marks_received -ge 1
+	check "... no thread flagged for it" grew propagations -eq 0
+	check "... no kernel thread in list_pid" sh -c "! grep -q '^[0-9]' $sys/list_pid"
+	check "nfsd stops" sh -c 'echo 0 > /proc/fs/nfsd/threads'
+
+	sockets_are() {
+		[ "$(stat_of sockets)" = "$1" ]
+	}
+	check "trust loopback again, socket_idle_ms 1000" sh -c \
+		"echo '127.0.0.0/8 $lan4' > $sys/trust && echo 1000 > /sys/module/dtracer/parameters/socket_idle_ms"
+	check "no socket followed" wait_for 30 sockets_are 0
+	mkfifo /tmp/k.in
+	flagged socat - TCP4:127.0.0.1:7307 < /tmp/k.in > /tmp/k.out 2>&1 &
+	k=$!
+	exec 5> /tmp/k.in
+	mark_stats
+	echo one >&5
+	check "a flagged client's kept-alive connection: its first answer" \
+		wait_for 30 grep -q echo:one /tmp/k.out
+	check "... both ends followed" test "$(stat_of sockets)" -ge 2
+	check "... their entries go within the idle bound, the connection open" \
+		wait_for 20 sockets_are 0
+	check "... counted in sockets_idle" grew sockets_idle -eq 2
+	check "... the connection is still open" sh -c "ss -Htn state established '( dport = :7307 )' | grep -q ."
+	echo two >&5
+	check "... its second answer" wait_for 30 grep -q echo:two /tmp/k.out
+	check "... both requests followed: 2 propagations" grew propagations -eq 2
+	check "... 2 marked answers read by the client" grew answers -eq 2
+	exec 5>&-
+	wait $k && ok "... the client closed" || not_ok "... the client closed"
+	check "socket_idle_ms back to 10000" sh -c "echo 10000 > /sys/module/dtracer/parameters/socket_idle_ms"
+
+	# probe 0 ends the requests' contexts: a server that never answers
+	# (7309) stays in its request's context until then.
+	$tcp serve -4 -n 7309 1 > /tmp/mute.log 2>&1 &
+	mute=$!
+	mkfifo /tmp/m.in
+	flagged socat -u OPEN:/tmp/m.in TCP4:127.0.0.1:7309 2> /tmp/m.err &
+	m=$!
+	exec 6> /tmp/m.in
+	printf x >&6
+	check "a server that never answers is flagged by a local flagged request" \
+		wait_for 30 grep -q "^$mute [0-9]* propagated" $sys/list_pid
+	check "probe 0" sh -c "echo 0 > $sys/probe"
+	check "... the server leaves the request's context" sh -c "! grep -q '^$mute ' $sys/list_pid"
+	check "... the client stays flagged (root flagged it)" grep -q "^[0-9]* [0-9]* manual" $sys/list_pid
+	check "probe 1" sh -c "echo 1 > $sys/probe"
+	exec 6>&-
+	wait $m && ok "... the client closed" || not_ok "... the client closed: $(cat /tmp/m.err)"
+	wait $mute
 	check "the kernel log has no rate limiter message" sh -c '! dmesg | grep -q suppressed'
 	check "rmmod dtracer" rmmod dtracer
 	;;

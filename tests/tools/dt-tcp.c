@@ -1,7 +1,7 @@
 /*
  * dt-tcp: a small TCP request/response peer for the tests.
  *
- *   dt-tcp serve [-4|-6] [-d MS [-e K]] [-s|-n] PORT [COUNT]
+ *   dt-tcp serve [-4|-6] [-m KEY] [-d MS [-e K]] [-s|-n] PORT [COUNT]
  *       accept COUNT connections (default 1, 0 = forever), one at a
  *       time; on each, answer every received chunk with "echo:" + chunk
  *       (after MS milliseconds with -d; with -e, only on every Kth
@@ -9,7 +9,7 @@
  *       (sink), read until the peer shuts its side, then answer with the
  *       byte count and a newline. With -n (no answer), read until the
  *       peer shuts its side and close without a word.
- *   dt-tcp request [-w SECONDS] HOST PORT MESSAGE [REPEAT]
+ *   dt-tcp request [-w SECONDS] [-m KEY] HOST PORT MESSAGE [REPEAT]
  *       connect, send MESSAGE and read the answer, REPEAT times (default
  *       1); print the last answer; exit 0 only if every answer was right.
  *       With -w, try again every 100 ms until that succeeds or SECONDS
@@ -44,6 +44,10 @@
  *       only if every connection connected and every answer read was
  *       right.
  *
+ * With -m, the connections are signed with TCP-MD5 (RFC 2385) with KEY
+ * (at most 80 bytes): serve's for any peer, request's for the server's
+ * address.
+ *
  * A peer that resets is no error for serve: SIGPIPE is ignored.
  *
  * Plain sockets and blocking I/O: the point is a real request that the
@@ -51,6 +55,8 @@
  */
 #include <errno.h>
 #include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -69,8 +75,8 @@
 static int usage(void)
 {
 	fprintf(stderr,
-		"usage: dt-tcp serve [-4|-6] [-d MS [-e K]] [-s|-n] PORT [COUNT]\n"
-		"       dt-tcp request [-w SECONDS] HOST PORT MESSAGE [REPEAT]\n"
+		"usage: dt-tcp serve [-4|-6] [-m KEY] [-d MS [-e K]] [-s|-n] PORT [COUNT]\n"
+		"       dt-tcp request [-w SECONDS] [-m KEY] HOST PORT MESSAGE [REPEAT]\n"
 		"       dt-tcp send HOST PORT BYTES\n"
 		"       dt-tcp duo HOST PORT ROUNDS CHUNK\n"
 		"       dt-tcp rr HOST PORT SECONDS\n"
@@ -117,6 +123,49 @@ static void sleep_ms(long ms)
 }
 
 static long delay_ms, delay_every = 1;
+
+/* -m: the TCP-MD5 key, or NULL. */
+static const char *md5_key;
+
+static int check_key(const char *key)
+{
+	if (!*key || strlen(key) > TCP_MD5SIG_MAXKEYLEN) {
+		fprintf(stderr, "dt-tcp: a TCP-MD5 key is 1 to %d bytes\n",
+			TCP_MD5SIG_MAXKEYLEN);
+		return -1;
+	}
+	md5_key = key;
+	return 0;
+}
+
+/*
+ * Signs fd's segments to and from addr (len bytes; NULL: any peer, a
+ * prefix of length 0 of family) with md5_key, if there is one.
+ */
+static int set_md5(int fd, int family, const struct sockaddr *addr,
+		   socklen_t len)
+{
+	struct tcp_md5sig sig = { 0 };
+	int opt = TCP_MD5SIG;
+
+	if (!md5_key)
+		return 0;
+	if (addr) {
+		memcpy(&sig.tcpm_addr, addr, len);
+	} else {
+		sig.tcpm_addr.ss_family = (sa_family_t)family;
+		sig.tcpm_flags = TCP_MD5SIG_FLAG_PREFIX;
+		sig.tcpm_prefixlen = 0;
+		opt = TCP_MD5SIG_EXT;
+	}
+	sig.tcpm_keylen = (uint16_t)strlen(md5_key);
+	memcpy(sig.tcpm_key, md5_key, sig.tcpm_keylen);
+	if (setsockopt(fd, IPPROTO_TCP, opt, &sig, sizeof(sig))) {
+		perror("dt-tcp: TCP_MD5SIG");
+		return -1;
+	}
+	return 0;
+}
 
 static int echo_connection(int fd, long delay)
 {
@@ -165,6 +214,10 @@ static int serve(int argc, char **argv)
 			sink = 1;
 		} else if (!strcmp(argv[0], "-n")) {
 			sink = -1;
+		} else if (!strcmp(argv[0], "-m") && argc > 1) {
+			if (check_key(argv[1]))
+				return 2;
+			argc--, argv++;
 		} else if (!strcmp(argv[0], "-d") && argc > 1) {
 			if (parse_count(argv[1], &delay_ms))
 				return 2;
@@ -193,6 +246,7 @@ static int serve(int argc, char **argv)
 	}
 	fd = socket(ai->ai_family, SOCK_STREAM, 0);
 	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
+	    set_md5(fd, ai->ai_family, NULL, 0) ||
 	    bind(fd, ai->ai_addr, ai->ai_addrlen) || listen(fd, 16)) {
 		perror("dt-tcp: listen");
 		freeaddrinfo(ai);
@@ -233,7 +287,8 @@ static int connect_to(const char *host, const char *port)
 	}
 	for (p = ai; p; p = p->ai_next) {
 		fd = socket(p->ai_family, SOCK_STREAM, 0);
-		if (fd >= 0 && !connect(fd, p->ai_addr, p->ai_addrlen))
+		if (fd >= 0 && !set_md5(fd, p->ai_family, p->ai_addr, p->ai_addrlen) &&
+		    !connect(fd, p->ai_addr, p->ai_addrlen))
 			break;
 		if (fd >= 0)
 			close(fd);
@@ -307,8 +362,9 @@ static int request(int argc, char **argv)
 	size_t len;
 	double end;
 
-	if (argc >= 2 && !strcmp(argv[0], "-w")) {
-		if (parse_count(argv[1], &wait_s))
+	while (argc >= 2 && (!strcmp(argv[0], "-w") || !strcmp(argv[0], "-m"))) {
+		if (argv[0][1] == 'w' ? parse_count(argv[1], &wait_s) :
+		    check_key(argv[1]))
 			return 2;
 		argc -= 2;
 		argv += 2;
