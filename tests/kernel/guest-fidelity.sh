@@ -15,7 +15,9 @@
 #                                                         that asks redis
 #
 # Two phases, one per nginx port. In each, three unflagged curl loops
-# (5 requests per connection) run through nginx; one flagged curl makes
+# (5 requests per connection; with DT_FIDELITY_BENCH=1, ab -k -c 32, as
+# in the pool and mixed phases, and redis-benchmark on 32 connections
+# instead of 2) run through nginx; one flagged curl makes
 # 20 requests on one connection among them; 2 s after it has exited,
 # with the loops still running, nothing may be flagged on any host. The
 # ground truth is dt-httpd's log (per request: traced or not) and each
@@ -265,7 +267,8 @@ client() {
 # connection is the one whose requests came out marked.
 redis_client() {
 	client_begin "$1" redis 6379
-	"$redis/redis-benchmark" -h dt-b -p 6379 -P 16 -c 2 -l -t set,get -q \
+	# The benchmark: 32 connections (make check: 2, its time).
+	"$redis/redis-benchmark" -h dt-b -p 6379 -P 16 -c $([ "$go" = 1 ] && echo 32 || echo 2) -l -t set,get -q \
 		> /tmp/bench-redis 2>&1 &
 	loops=$!
 	check "[redis] the benchmark is connected" wait_for $(slow 120) sh -c \
@@ -503,8 +506,15 @@ dt-a)
 		ka="$ka http://dt-b:8080/b-ka/$l/[1-5]"
 		plain="$plain http://dt-b:8081/b-plain/$l/[1-5]"
 	done
+	# The benchmark: the nginx, pool and mixed phases under ab -k -c 32
+	# as well (make check keeps the curl loops there: its time), the
+	# 1 MiB phase with its loops (its point is the answers' size).
+	if [ "$go" = 1 ]; then
+		ab=1 ka=http://dt-b:8080/b-ka/1 plain=http://dt-b:8081/b-plain/1
+	fi
 	phase 1 && client 1 ka dt-b 8080 "http://dt-b:8080/f-ka/[1-$N]" "$ka"
 	phase 2 && client 2 plain dt-b 8081 "http://dt-b:8081/f-plain/[1-$N]" "$plain"
+	ab=
 	phase 3 && client 3 big dt-c "8001 8002" \
 		"http://dt-c:8001/f-big/[1-3] http://dt-c:8002/f-file/[1-3]" \
 		"http://dt-c:8001/b-big/1/[1-2] http://dt-c:8002/b-file/1/[1-2]"
@@ -514,6 +524,9 @@ dt-a)
 		pool="$pool http://dt-c:8003/b-pool/$l/[1-5]"
 		mixed="$mixed http://dt-b:8082/b-mixed/$l/[1-5]"
 	done
+	if [ "$go" = 1 ]; then
+		ab=1 pool=http://dt-c:8003/b-pool/1 mixed=http://dt-b:8082/b-mixed/1
+	fi
 	phase 5 && client 5 pool dt-c 8003 "http://dt-c:8003/f-pool/[1-$N]" "$pool"
 	phase 6 && client 6 mixed dt-b 8082 "http://dt-b:8082/f-mixed/[1-$N]" "$mixed"
 	ab=1
