@@ -10,7 +10,10 @@
  *   inherit      rw  "1": children of flagged threads are flagged
  *   max_threads  rw  size limit of the thread table
  *   max_sockets  rw  size limit of the socket table
- *   trust        rw  address prefixes whose marks are honoured (trust.c)
+ *   trust        rw  address prefixes whose marks are honoured in the
+ *                    initial network namespace (trust.c)
+ *   trust_netns  rw  the same for other network namespaces, which trust
+ *                    nothing until given a list: "INODE PREFIX..." lines
  *   max_propagations rw  new propagated flags allowed per second (0: no
  *                    limit)
  *   gate         rw  what the lttng-modules fork records while the probe
@@ -166,6 +169,21 @@ static ssize_t trust_store(struct kobject *kobj, struct kobj_attribute *attr,
 	return ret ? ret : count;
 }
 
+static ssize_t trust_netns_show(struct kobject *kobj,
+				struct kobj_attribute *attr, char *buf)
+{
+	return dt_trust_netns_show(buf);
+}
+
+static ssize_t trust_netns_store(struct kobject *kobj,
+				 struct kobj_attribute *attr, const char *buf,
+				 size_t count)
+{
+	int ret = dt_trust_netns_set(buf, count);
+
+	return ret ? ret : count;
+}
+
 #define DT_MAX_PROPAGATIONS_LIMIT 1000000
 
 static ssize_t max_propagations_show(struct kobject *kobj,
@@ -251,6 +269,7 @@ static struct kobj_attribute dt_attr_inherit = __ATTR_RW(inherit);
 static struct kobj_attribute dt_attr_max_threads = __ATTR_RW(max_threads);
 static struct kobj_attribute dt_attr_max_sockets = __ATTR_RW(max_sockets);
 static struct kobj_attribute dt_attr_trust = __ATTR_RW(trust);
+static struct kobj_attribute dt_attr_trust_netns = __ATTR_RW(trust_netns);
 static struct kobj_attribute dt_attr_max_propagations =
 	__ATTR_RW(max_propagations);
 static struct kobj_attribute dt_attr_gate = __ATTR_RW(gate);
@@ -268,6 +287,7 @@ static struct attribute *dt_attrs[] = {
 	&dt_attr_max_threads.attr,
 	&dt_attr_max_sockets.attr,
 	&dt_attr_trust.attr,
+	&dt_attr_trust_netns.attr,
 	&dt_attr_max_propagations.attr,
 	&dt_attr_gate.attr,
 	&dt_attr_stats.attr,

@@ -91,6 +91,7 @@ enum dt_stat {
 	DT_STAT_MARKS_SIGNED,		/* ... their socket signs (MD5, AO) */
 	DT_STAT_RECV_NO_SOCKET,		/* marked segments with no full socket */
 	DT_STAT_MARKS_OUT_OF_WINDOW,	/* ... outside the receive window */
+	DT_STAT_MARKS_REJECTED,		/* ... that TCP will drop otherwise */
 	DT_STAT_DROP_DEFERRED,		/* deferred calls not followed: full */
 	DT_STAT_DROP_GOROUTINES,	/* goroutines not followed: full */
 	DT_STAT_COUNT
@@ -309,11 +310,14 @@ void dt_ingress_disarm(void);
 
 /* trust.c: the sources whose marks are honoured. */
 struct sk_buff;
+struct net;
 int dt_trust_init(void);
 void dt_trust_exit(void);
-bool dt_trusted(const struct sk_buff *skb, u8 pf);
+bool dt_trusted(const struct sk_buff *skb, u8 pf, struct net *net);
 int dt_trust_set(const char *buf, size_t len);
 ssize_t dt_trust_show(char *buf);
+int dt_trust_netns_set(const char *buf, size_t len);
+ssize_t dt_trust_netns_show(char *buf);
 
 /* gate.c: what the lttng-modules fork asks before recording an event. */
 enum dt_gate_mode {

@@ -416,24 +416,6 @@ static bool dt_set_mark(struct sk_buff *skb, unsigned int thoff,
 	return true;
 }
 
-/*
- * Whether sk signs its segments (TCP-MD5, TCP-AO): the signature covers
- * the header's reserved bits and is made before LOCAL_OUT, so a mark set
- * here would make the peer drop the segment, and every retransmission.
- */
-static bool dt_sock_signed(const struct sock *sk)
-{
-#ifdef CONFIG_TCP_MD5SIG
-	if (rcu_access_pointer(tcp_sk(sk)->md5sig_info))
-		return true;
-#endif
-#ifdef CONFIG_TCP_AO
-	if (rcu_access_pointer(tcp_sk(sk)->ao_info))
-		return true;
-#endif
-	return false;
-}
-
 static unsigned int dt_egress_hook(void *priv, struct sk_buff *skb,
 				   const struct nf_hook_state *state)
 {

@@ -7,10 +7,12 @@
  *    the first reserved bit and a payload from a trusted source (trust.c;
  *    others are counted and ignored) is matched to its established
  *    socket (early demux's, or a lookup); if it lies in the receive
- *    window, dtracer_mark_recv fires and its sequence range is added to
- *    the socket's received marked ranges. A segment that fails any of
- *    these checks (untrusted, no socket, outside the window: a forged
- *    mark must hit the window as any injected data must) is counted and
+ *    window and passes TCP's other checks that drop a segment (ACK,
+ *    checksum, no signature: dt_acceptable()), dtracer_mark_recv fires
+ *    and its sequence range is added to the socket's received marked
+ *    ranges. A segment that fails any of these checks (untrusted, no
+ *    socket, outside the window, one TCP will drop: a forged mark must
+ *    get past TCP as any injected data must) is counted and
  *    leaves no event, so it can neither flag a thread nor give the
  *    collector's clock sync a sample. The packet is left as it came:
  *    the stack ignores the bit.
@@ -134,6 +136,35 @@ static bool dt_in_window(const struct sock *sk, u32 seq, u32 end)
 	       !after(seq, READ_ONCE(tp->rcv_nxt) + tcp_receive_window(tp));
 }
 
+/*
+ * Whether TCP will take the segment th (at thoff in skb) on sk, beyond
+ * its window (dt_in_window()): an ACK, no SYN or RST; the ACK neither
+ * of bytes sk never sent nor older than its window (tcp_ack() drops the
+ * segment otherwise); a checksum that verifies (nf_checksum(), the
+ * kernel's own check: TCP takes its result from the skb); and no
+ * signature to check (TCP-MD5, TCP-AO: dt_sock_signed()). Read without
+ * the socket lock, as dt_in_window(). Not checked: timestamps (PAWS)
+ * and IPsec policy, which TCP checks too.
+ */
+static bool dt_acceptable(struct sk_buff *skb,
+			  const struct nf_hook_state *state,
+			  const struct sock *sk, const struct tcphdr *th,
+			  int thoff)
+{
+	const struct tcp_sock *tp = tcp_sk(sk);
+	u32 ack = ntohl(th->ack_seq);
+	u32 una = READ_ONCE(tp->snd_una);
+
+	if (!th->ack || th->syn || th->rst)
+		return false;
+	if (after(ack, READ_ONCE(tp->snd_nxt)) ||
+	    before(ack, una - READ_ONCE(tp->max_window)))
+		return false;
+	if (dt_sock_signed(sk))
+		return false;
+	return !nf_checksum(skb, state->hook, thoff, IPPROTO_TCP, state->pf);
+}
+
 /* Records [seq, end) as marked bytes received on sk (a response's?). */
 static void dt_note_received(const struct sock *sk, u32 seq, u32 end,
 			     bool resp)
@@ -173,7 +204,7 @@ static unsigned int dt_ingress_hook(void *priv, struct sk_buff *skb,
 	len = skb->len - thoff - th->doff * 4;
 	if (len <= 0)
 		return NF_ACCEPT;
-	if (!dt_trusted(skb, state->pf)) {
+	if (!dt_trusted(skb, state->pf, state->net)) {
 		dt_stat_inc(DT_STAT_MARKS_UNTRUSTED);
 		return NF_ACCEPT;
 	}
@@ -189,6 +220,8 @@ static unsigned int dt_ingress_hook(void *priv, struct sk_buff *skb,
 		dt_stat_inc(DT_STAT_RECV_NO_SOCKET);
 	} else if (!dt_in_window(sk, seq, seq + len)) {
 		dt_stat_inc(DT_STAT_MARKS_OUT_OF_WINDOW);
+	} else if (!dt_acceptable(skb, state, sk, th, thoff)) {
+		dt_stat_inc(DT_STAT_MARKS_REJECTED);
 	} else {
 		dt_event_mark_recv(skb, state->pf, th, seq, seq + len, resp);
 		dt_note_received(sk, seq, seq + len, resp);

@@ -10,6 +10,7 @@
 #include <linux/ip.h>
 #include <linux/netfilter.h>
 #include <linux/skbuff.h>
+#include <linux/tcp.h>
 #include <net/ip.h>
 #include <net/ipv6.h>
 #include <net/sock.h>
@@ -44,6 +45,26 @@ static inline int dt_tcp_offset(struct sk_buff *skb, u8 pf)
 static inline bool dt_serving_side(const struct sock *sk)
 {
 	return READ_ONCE(sk->sk_max_ack_backlog) > 0;
+}
+
+/*
+ * Whether sk signs its segments (TCP-MD5, TCP-AO): the signature covers
+ * the header's reserved bits. Sent: it is made before LOCAL_OUT, so a
+ * mark set there would make the peer drop the segment, and every
+ * retransmission (egress.c leaves them unmarked). Received: TCP checks
+ * it after LOCAL_IN (ingress.c takes no mark there).
+ */
+static inline bool dt_sock_signed(const struct sock *sk)
+{
+#ifdef CONFIG_TCP_MD5SIG
+	if (rcu_access_pointer(tcp_sk(sk)->md5sig_info))
+		return true;
+#endif
+#ifdef CONFIG_TCP_AO
+	if (rcu_access_pointer(tcp_sk(sk)->ao_info))
+		return true;
+#endif
+	return false;
 }
 
 #endif /* DT_PACKET_H */

@@ -37,6 +37,7 @@ static const char *const dt_stat_names[DT_STAT_COUNT] = {
 	[DT_STAT_MARKS_SIGNED] = "marks_signed",
 	[DT_STAT_RECV_NO_SOCKET] = "recv_no_socket",
 	[DT_STAT_MARKS_OUT_OF_WINDOW] = "marks_out_of_window",
+	[DT_STAT_MARKS_REJECTED] = "marks_rejected",
 	[DT_STAT_DROP_DEFERRED] = "drops_deferred",
 	[DT_STAT_DROP_GOROUTINES] = "drops_goroutines",
 };

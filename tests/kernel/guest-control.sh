@@ -22,13 +22,13 @@ as_nobody() {
 rm -f "$DT_TRUST_CONF"
 check "modprobe dtracer" modprobe dtracer
 for f in add_pid:200 remove_pid:200 list_pid:444 stats:444 inherit:644 \
-	max_threads:644 max_sockets:644 gate:644 trust:644 \
+	max_threads:644 max_sockets:644 gate:644 trust:644 trust_netns:644 \
 	max_propagations:644 probe:644 trace:444 go:644; do
 	check "${f%:*} has mode ${f#*:}, owned by root" \
 		test "$(stat -c '%a %U' $sys/${f%:*})" = "${f#*:} root"
 done
 n=$(ls $sys | wc -l)
-check "no other file in $sys ($n files)" test "$n" = 13
+check "no other file in $sys ($n files)" test "$n" = 14
 check "trust: loopback only by default" reads_exactly $sys/trust "127.0.0.0/8 ::1/128"
 check "max_propagations: 1000 by default" reads_exactly $sys/max_propagations 1000
 check "list_pid is empty after load" list_is
@@ -148,6 +148,39 @@ check "trust: a lone newline trusts nobody" sh -c "echo > $sys/trust"
 check "... reads an empty line" reads_exactly $sys/trust ""
 check "trust back to loopback" sh -c "echo '127.0.0.0/8 ::1/128' > $sys/trust"
 
+# trust_netns: other network namespaces' lists, "INODE PREFIX..." each.
+reads_exactly_empty() {
+	[ -z "$(od -An -c "$1" | tr -d ' \n')" ] ||
+		{ echo "$1 holds '$(od -An -c "$1")', expected nothing"; return 1; }
+}
+check "trust_netns: no namespace has a list" reads_exactly_empty $sys/trust_netns
+init_ino=$(stat -L -c %i /proc/1/ns/net)
+for bad in abc "-1 10.0.0.0/8" "12x 10.0.0.0/8" " " "99999999999999999999 10.0.0.0/8"; do
+	check "trust_netns refuses '$bad' with EINVAL" write_expect $sys/trust_netns "$bad" "Invalid argument"
+done
+check "trust_netns refuses the initial namespace (that is trust's) with EINVAL" \
+	write_expect $sys/trust_netns "$init_ino 10.0.0.0/8" "Invalid argument"
+check "trust_netns refuses a namespace that does not exist with ENOENT" \
+	write_expect $sys/trust_netns "1 10.0.0.0/8" "No such file or directory"
+unshare -n sleep 300 &
+nsp=$!
+check "a second network namespace (unshare -n)" wait_for 10 sh -c \
+	"[ \$(stat -L -c %i /proc/$nsp/ns/net) != $init_ino ]"
+ino=$(stat -L -c %i /proc/$nsp/ns/net)
+check "trust_netns refuses a bad list for it with EINVAL" \
+	write_expect $sys/trust_netns "$ino 10.0.0.0/33" "Invalid argument"
+check "... nothing changed" reads_exactly_empty $sys/trust_netns
+check "trust_netns gives it two prefixes" sh -c "echo '$ino 10.0.0.0/8,2001:DB8::/32' > $sys/trust_netns"
+check "... reads back '$ino 10.0.0.0/8 2001:db8::/32'" \
+	reads_exactly $sys/trust_netns "$ino 10.0.0.0/8 2001:db8::/32"
+check "... the initial namespace's trust unchanged" reads_exactly $sys/trust "127.0.0.0/8 ::1/128"
+check "trust_netns: the namespace alone takes its list away" sh -c "echo $ino > $sys/trust_netns"
+check "... reads as nothing" reads_exactly_empty $sys/trust_netns
+check "trust_netns gives it one again" sh -c "echo '$ino 127.0.0.1' > $sys/trust_netns"
+kill $nsp
+check "... the namespace gone, its list goes with it" \
+	wait_for 30 reads_exactly_empty $sys/trust_netns
+
 for bad in -1 abc 1000001 '5 ' '\n' 0x10; do
 	check "max_propagations refuses '$bad' with EINVAL" \
 		write_expect $sys/max_propagations "$bad" "Invalid argument"
@@ -168,6 +201,7 @@ check "nobody cannot change gate" as_nobody "write_expect $sys/gate off 'Permiss
 check "nobody cannot change max_threads" as_nobody "write_expect $sys/max_threads 1 'Permission denied'"
 check "nobody cannot change max_sockets" as_nobody "write_expect $sys/max_sockets 1 'Permission denied'"
 check "nobody cannot change trust" as_nobody "write_expect $sys/trust 0.0.0.0/0 'Permission denied'"
+check "nobody cannot change trust_netns" as_nobody "write_expect $sys/trust_netns '1 0.0.0.0/0' 'Permission denied'"
 check "nobody cannot change max_propagations" \
 	as_nobody "write_expect $sys/max_propagations 0 'Permission denied'"
 check "nobody cannot write to trace" as_nobody "write_expect $sys/trace 1 'Permission denied'"

@@ -2,7 +2,7 @@
  * dt-inject: forge marked TCP segments on a live connection of its own,
  * as an attacker who knows the connection would (IPv4; root).
  *
- *   dt-inject HOST PORT OFFSET...
+ *   dt-inject [-w] HOST PORT OFFSET[:csum|:ack]...
  *       connect to HOST PORT (an echo server), send "hello" and read its
  *       answer; then, for each OFFSET, send from a raw socket one segment
  *       of that connection (same addresses and ports, ACK, the mark bit)
@@ -10,6 +10,11 @@
  *       in decimal, may be negative or as large as 2^31). snd_nxt is
  *       read with TCP_REPAIR (CAP_NET_ADMIN). Prints snd_nxt; exit 0 if
  *       every step worked. The connection is then reset.
+ *       With ":csum", the segment's checksum is wrong; with ":ack", it
+ *       acknowledges 2^30 bytes the peer never sent: TCP drops both.
+ *       With -w, the connection then writes "after" itself (unmarked,
+ *       at the sequence numbers the forged segments claimed, if TCP
+ *       dropped them) and reads its echo.
  *
  * An OFFSET of 0 is where the peer's TCP takes the next byte: the forged
  * byte is data. 1073741824 (2^30) is far outside any receive window.
@@ -19,6 +24,7 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,15 +82,27 @@ static size_t forge(uint8_t *seg, const struct sockaddr_in *src,
 	return 21;
 }
 
-/* OFFSET as a number, or -1 with errno EINVAL if it is not one. */
-static long long offset_of(const char *arg)
+enum flaw { NONE, CSUM, ACK };
+
+/*
+ * OFFSET[:csum|:ack] as a number and its flaw, or -1 with errno EINVAL
+ * if it is not one.
+ */
+static long long offset_of(const char *arg, enum flaw *flaw)
 {
 	char *end;
 	long long v;
 
 	errno = 0;
+	*flaw = NONE;
 	v = strtoll(arg, &end, 10);
-	if (errno || end == arg || *end || v < -2147483648LL || v > 2147483648LL) {
+	if (!strcmp(end, ":csum"))
+		*flaw = CSUM;
+	else if (!strcmp(end, ":ack"))
+		*flaw = ACK;
+	else if (*end)
+		end = NULL;
+	if (errno || !end || end == arg || v < -2147483648LL || v > 2147483648LL) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -107,15 +125,23 @@ int main(int argc, char **argv)
 	char buf[64];
 	uint8_t seg[21];
 	int fd, raw, on = 1, off = 0, q = TCP_SEND_QUEUE;
+	enum flaw flaw;
+	long long at;
 	ssize_t n;
 
+	bool after = argc > 1 && !strcmp(argv[1], "-w");
+
+	if (after) {
+		argv++;
+		argc--;
+	}
 	if (argc < 4) {
-		fprintf(stderr, "usage: dt-inject HOST PORT OFFSET...\n");
+		fprintf(stderr, "usage: dt-inject [-w] HOST PORT OFFSET[:csum|:ack]...\n");
 		return 2;
 	}
 	for (int i = 3; i < argc; i++) {
-		if (offset_of(argv[i]) == -1 && errno) {
-			fprintf(stderr, "dt-inject: OFFSET '%s': not a number in [-2^31, 2^31]\n",
+		if (offset_of(argv[i], &flaw) == -1 && errno) {
+			fprintf(stderr, "dt-inject: OFFSET '%s': not a number in [-2^31, 2^31], with :csum, :ack or nothing after it\n",
 				argv[i]);
 			return 2;
 		}
@@ -149,12 +175,19 @@ int main(int argc, char **argv)
 	if (raw < 0)
 		return fail("raw socket");
 	for (int i = 3; i < argc; i++) {
-		forge(seg, &src, &dst, seq + (uint32_t)offset_of(argv[i]), ack);
+		at = offset_of(argv[i], &flaw);
+		forge(seg, &src, &dst, seq + (uint32_t)at,
+		      flaw == ACK ? ack + (1U << 30) : ack);
+		if (flaw == CSUM)
+			seg[16] ^= 0xff;
 		if (sendto(raw, seg, sizeof(seg), 0, (struct sockaddr *)&dst,
 			   sizeof(dst)) != (ssize_t)sizeof(seg))
 			return fail("sendto");
 		usleep(200000);
 	}
+	if (after && (write(fd, "after", 5) != 5 ||
+		      read(fd, buf, sizeof(buf)) <= 0))
+		return fail("echo after");
 	close(raw);
 	close(fd);
 	return 0;
