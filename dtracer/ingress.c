@@ -139,12 +139,16 @@ static bool dt_in_window(const struct sock *sk, u32 seq, u32 end)
 /*
  * Whether TCP will take the segment th (at thoff in skb) on sk, beyond
  * its window (dt_in_window()): an ACK, no SYN or RST; the ACK neither
- * of bytes sk never sent nor older than its window (tcp_ack() drops the
- * segment otherwise); a checksum that verifies (nf_checksum(), the
+ * of bytes sk never queued nor older than its window (tcp_ack() drops
+ * the segment otherwise); a checksum that verifies (nf_checksum(), the
  * kernel's own check: TCP takes its result from the skb); and no
  * signature to check (TCP-MD5, TCP-AO: dt_sock_signed()). Read without
- * the socket lock, as dt_in_window(). Not checked: timestamps (PAWS)
- * and IPsec policy, which TCP checks too.
+ * the socket lock, as dt_in_window(): so the bound is write_seq, not
+ * snd_nxt as in tcp_ack(), which the sender moves only after its
+ * segment has left: the peer's next segment can come back first (a
+ * fresh clone's run lost one request's mark of 60 so, most likely,
+ * with snd_nxt). Not checked:
+ * timestamps (PAWS) and IPsec policy, which TCP checks too.
  */
 static bool dt_acceptable(struct sk_buff *skb,
 			  const struct nf_hook_state *state,
@@ -157,7 +161,7 @@ static bool dt_acceptable(struct sk_buff *skb,
 
 	if (!th->ack || th->syn || th->rst)
 		return false;
-	if (after(ack, READ_ONCE(tp->snd_nxt)) ||
+	if (after(ack, READ_ONCE(tp->write_seq)) ||
 	    before(ack, una - READ_ONCE(tp->max_window)))
 		return false;
 	if (dt_sock_signed(sk))

@@ -11,7 +11,7 @@
  *       read with TCP_REPAIR (CAP_NET_ADMIN). Prints snd_nxt; exit 0 if
  *       every step worked. The connection is then reset.
  *       With ":csum", the segment's checksum is wrong; with ":ack", it
- *       acknowledges 2^30 bytes the peer never sent: TCP drops both.
+ *       acknowledges 2^30 bytes the peer never sent (nor queued): TCP drops both.
  *       With -w, the connection then writes "after" itself (unmarked,
  *       at the sequence numbers the forged segments claimed, if TCP
  *       dropped them) and reads its echo.
