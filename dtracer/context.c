@@ -271,7 +271,7 @@ static bool dt_flag_expired_locked(const struct dt_flag *f, u64 idle, u64 now)
 	u64 wrote = READ_ONCE(f->wrote);
 
 	lockdep_assert_held(&dt_flags_lock);
-	return f->ctx && wrote && idle && now - wrote >= idle;
+	return f->ctx && wrote && now - wrote >= idle;
 }
 
 /*

@@ -215,9 +215,8 @@ int dt_trust_netns_set(const char *buf, size_t len)
 		return -EINVAL;
 	memcpy(num, buf + i, n);
 	num[n] = 0;
-	ret = kstrtouint(num, 10, &inum);
-	if (ret)
-		return ret;
+	if (kstrtouint(num, 10, &inum))	/* ERANGE too: a bad number */
+		return -EINVAL;
 	i += n;
 	if (i < len && buf[i] != ' ' && buf[i] != '\t' && buf[i] != '\n')
 		return -EINVAL;

@@ -155,7 +155,7 @@ reads_exactly_empty() {
 }
 check "trust_netns: no namespace has a list" reads_exactly_empty $sys/trust_netns
 init_ino=$(stat -L -c %i /proc/1/ns/net)
-for bad in abc "-1 10.0.0.0/8" "12x 10.0.0.0/8" " " "99999999999999999999 10.0.0.0/8"; do
+for bad in abc "-1 10.0.0.0/8" "12x 10.0.0.0/8" " " "12345678901 10.0.0.0/8" "99999999999999999999 10.0.0.0/8"; do
 	check "trust_netns refuses '$bad' with EINVAL" write_expect $sys/trust_netns "$bad" "Invalid argument"
 done
 check "trust_netns refuses the initial namespace (that is trust's) with EINVAL" \
