@@ -15,7 +15,9 @@
 # slowest tests, those over twice their stated time, the distance from
 # the 40-minute budget), also when it fails, then the longest steps
 # inside the guests (scripts/guest-steps.sh); the figures stay in
-# tests/phases.tsv and tests/times.tsv.
+# tests/phases.tsv and tests/times.tsv; and each test run whose guests
+# were booted again because one never reached its script (tests/vm/
+# vm.sh's vm_run, tests/retries.log).
 set -eu
 cd "$(dirname "$0")/.."
 
@@ -61,8 +63,11 @@ export KCFLAGS
 if [ "$1" = check ]; then
 	: > "$DT_PHASES"
 	: > "$DT_TIMES"
+	rm -f tests/retries.log tests/vm/build-trixie/tree/tests/retries.log
 	trap '[ -z "$running" ] || phase "$running (failed)"
 		sh scripts/times.sh "$DT_PHASES" "$DT_TIMES"
+		cat tests/retries.log tests/vm/build-trixie/tree/tests/retries.log 2> /dev/null |
+			sed "s/^/guests booted again (tests\/vm\/vm.sh): /" || true
 		sh scripts/guest-steps.sh tests/out tests/vm/build-trixie/tree/tests/out || true
 		CCACHE_DIR=$DT_CCACHE ccache -s 2> /dev/null |
 			sed -n "s/^ *\(Hits\|Misses\): */ccache \1: /p" || true' EXIT
