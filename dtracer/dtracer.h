@@ -18,9 +18,11 @@
  *   dt_flags_set_narrowed()) and sockets.c (dt_socks_lock, then the
  *   entry's lock, to take a removed entry's contexts); the packet paths
  *   release a socket's lock before they call the thread table's files.
- * - The scheduler's p->pi_lock comes before dt_flags_lock (handoff.c
- *   runs in sched_waking): nothing done under dt_flags_lock, or under
- *   the locks after it, wakes a task or sleeps.
+ * - No lock of dtracer's is taken inside the scheduler's (raw) locks,
+ *   and nothing is allocated there: handoff.c's sched_waking probe reads
+ *   under RCU and writes its CPU's preallocated ring, applied by an
+ *   irq_work after try_to_wake_up(). Nothing done under dt_flags_lock,
+ *   or under the locks after it, wakes a task or sleeps.
  * - Contexts (ctx.c) are counted by references and freed by
  *   kfree_rcu(): a pointer read under RCU may be used to the end of the
  *   section, and kept beyond it only with dt_ctx_tryget().
@@ -94,6 +96,7 @@ enum dt_stat {
 	DT_STAT_MARKS_REJECTED,		/* ... that TCP will drop otherwise */
 	DT_STAT_DROP_DEFERRED,		/* deferred calls not followed: full */
 	DT_STAT_DROP_GOROUTINES,	/* goroutines not followed: full */
+	DT_STAT_DROP_HANDOFFS,		/* wake-ups not handed: ring full */
 	DT_STAT_COUNT
 };
 
@@ -116,6 +119,7 @@ enum dt_mem {
 	DT_MEM_COUNT
 };
 
+bool dt_mem_fail_atomic(void);
 void *dt_mem_zalloc(enum dt_mem m, size_t size, gfp_t gfp);
 void dt_mem_free(enum dt_mem m, const void *p);
 void dt_mem_forget(enum dt_mem m);

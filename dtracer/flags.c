@@ -26,8 +26,9 @@
  * interrupts off, at every close of a followed socket).
  *
  * Locking: the table, its count, the hint's counts and dt_narrowed change
- * under dt_flags_lock only; nothing done under it sleeps or wakes a task
- * (handoff.c takes it inside the scheduler's pi_lock).
+ * under dt_flags_lock only; nothing done under it sleeps or wakes a task.
+ * It is never taken inside the scheduler's locks (handoff.c applies its
+ * wake-ups from an irq_work, after them).
  */
 #include "flags-int.h"
 

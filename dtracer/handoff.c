@@ -29,19 +29,35 @@
  * interrupt, of another process, of a kernel thread, says nothing.
  *
  * Locking: the probe runs inside try_to_wake_up(), the wakee's pi_lock
- * held and interrupts off (asserted): nothing under it sleeps or wakes
- * anyone (see dt_flags_handoff()). The rule changes the thread table
- * under dt_flags_lock, taken inside pi_lock (flags-int.h; the order is in
- * dtracer.h). dt_pools is lockless (one atomic word a slot). Registered
- * only while the probe is armed.
+ * (a raw spinlock) held and interrupts off (asserted). It takes no lock
+ * and allocates nothing there: it reads the table under RCU, takes a
+ * reference on the context it hands, and writes what it saw into its
+ * CPU's ring (struct dt_handoff_ring: preallocated, touched with
+ * interrupts off on that CPU only; a full ring is a counted drop,
+ * drops_handoffs), then queues the ring's irq_work. That work, once
+ * pi_lock is released (a hard interrupt on the same CPU, or on
+ * PREEMPT_RT the CPU's irq_work thread), applies each entry: allocates
+ * the wakee's entry (GFP_ATOMIC) and changes the thread table under
+ * dt_flags_lock (flags-int.h). So neither the allocator's locks nor
+ * dt_flags_lock (a spinlock_t: a sleeping lock on PREEMPT_RT) is ever
+ * taken inside pi_lock. The wakee may run before its entry is applied
+ * (microseconds: the work is raised when the waker's interrupts come
+ * back on); what it does meanwhile is attributed as before the
+ * wake-up. dt_pools is lockless (one atomic word a slot). Registered
+ * only while the probe is armed; disarming waits for the rings' work
+ * and drains what is left.
  */
 #include "flags-int.h"
 #include "hooks.h"
 
 #include <linux/atomic.h>
+#include <linux/cpumask.h>
 #include <linux/hash.h>
+#include <linux/irq_work.h>
 #include <linux/jiffies.h>
 #include <linux/lockdep.h>
+#include <linux/percpu.h>
+#include <linux/pid.h>
 #include <linux/preempt.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
@@ -101,6 +117,93 @@ static struct dt_ctx *dt_flags_handing(void)
 	return f && f->ctx && !READ_ONCE(f->wrote) ? f->ctx : NULL;
 }
 
+/* A wake-up seen, to apply after it (see Locking above). */
+struct dt_handoff {
+	struct task_struct *task;	/* the wakee: compared, never used */
+	pid_t pid;			/* ... its id, to find it again */
+	pid_t waker;			/* current's tid: the event's parent */
+	struct dt_ctx *ctx;		/* a reference, or NULL: "done" */
+};
+
+#define DT_HANDOFF_RING 64
+
+struct dt_handoff_ring {
+	struct irq_work work;
+	unsigned int head;		/* the next entry to apply */
+	unsigned int tail;		/* the next entry to fill */
+	struct dt_handoff e[DT_HANDOFF_RING];
+};
+
+static DEFINE_PER_CPU(struct dt_handoff_ring, dt_handoff_rings);
+
+/*
+ * h applied: the wakee, if it is still the task that was woken, enters
+ * h->ctx (handoff, the waker in the event's parent), or, for h->ctx
+ * NULL, leaves a context it has answered. Puts h's reference. Any
+ * context but inside the scheduler's locks (the rings' irq_work).
+ */
+static void dt_handoff_apply(struct dt_handoff *h)
+{
+	struct dt_flag *f = NULL, *old;
+	struct task_struct *p;
+	unsigned long irq;
+
+	rcu_read_lock();
+	p = pid_task(find_pid_ns(h->pid, &init_pid_ns), PIDTYPE_PID);
+	if (p != h->task || !atomic_read(&dt_trace_active))
+		goto out;
+	if (h->ctx) {
+		f = dt_mem_zalloc(DT_MEM_THREADS, sizeof(*f),
+				  GFP_ATOMIC | __GFP_NOWARN);
+		if (!f) {
+			dt_stat_inc(DT_STAT_DROP_NOMEM);
+			goto out;
+		}
+	}
+	spin_lock_irqsave(&dt_flags_lock, irq);
+	old = dt_flag_find(p);
+	if (h->ctx &&
+	    dt_flags_may_enter_locked(p, old, h->ctx, DT_REASON_HANDOFF)) {
+		/* h's reference becomes the entry's. */
+		dt_flag_move_locked(f, old, p, h->ctx, DT_REASON_HANDOFF,
+				    h->waker);
+		dt_stat_inc(DT_STAT_HANDOFFS);
+		h->ctx = NULL;
+		f = NULL;
+	} else if (!h->ctx && old && old->ctx && old->wrote) {
+		dt_flag_remove_locked(old, DT_UNFLAG_RESPONSE);
+	}
+	spin_unlock_irqrestore(&dt_flags_lock, irq);
+out:
+	rcu_read_unlock();
+	dt_mem_free(DT_MEM_THREADS, f);
+	dt_ctx_put(h->ctx);
+}
+
+/* The ring's entries applied, oldest first, until it is empty. */
+static void dt_handoff_drain(struct dt_handoff_ring *r)
+{
+	struct dt_handoff h;
+	unsigned long irq;
+
+	for (;;) {
+		local_irq_save(irq);
+		if (r->head == r->tail) {
+			local_irq_restore(irq);
+			return;
+		}
+		h = r->e[r->head % DT_HANDOFF_RING];
+		r->head++;
+		local_irq_restore(irq);
+		dt_handoff_apply(&h);
+	}
+}
+
+static void dt_handoff_work(struct irq_work *w)
+{
+	dt_handoff_drain(container_of(w, struct dt_handoff_ring, work));
+}
+
 /*
  * current wakes p, a thread of its own process. If current works for a
  * request it has not answered, p works for it too (handoff, current's
@@ -108,48 +211,38 @@ static struct dt_ctx *dt_flags_handing(void)
  * read. Else, if p has answered its request, the wake-up gives it its
  * next job, untraced: p leaves (response). A client stays a client.
  *
- * Runs inside try_to_wake_up(), p->pi_lock held, interrupts off: so the
- * entry is allocated without any reclaim (not even waking kswapd, which
- * would take another pi_lock), and nothing under dt_flags_lock anywhere
- * wakes a task (the idle sweep's timer is armed with a delay, frees go
- * through kfree_rcu()).
+ * Runs inside try_to_wake_up(), p->pi_lock held, interrupts off: it only
+ * decides and writes the decision into this CPU's ring, applied by the
+ * ring's irq_work (see Locking above).
  */
 static void dt_flags_handoff(struct task_struct *p)
 {
-	struct dt_flag *f = NULL, *old;
+	struct dt_handoff_ring *r;
+	struct dt_handoff *h;
 	struct dt_ctx *c;
-	unsigned long irq;
 
 	lockdep_assert_held(&p->pi_lock);
 	lockdep_assert_irqs_disabled();
 	rcu_read_lock();
 	c = dt_flags_handing();
+	if ((!c && !dt_flagged(p)) || (c && dt_flags_staying(p, c)))
+		goto out;
+	r = this_cpu_ptr(&dt_handoff_rings);
+	if (r->tail - r->head >= DT_HANDOFF_RING) {
+		dt_stat_inc(DT_STAT_DROP_HANDOFFS);
+		goto out;
+	}
+	if (c && !dt_ctx_tryget(c))
+		goto out;
+	h = &r->e[r->tail % DT_HANDOFF_RING];
+	h->task = p;
+	h->pid = task_pid_nr(p);
+	h->waker = task_pid_nr(current);
+	h->ctx = c;
+	r->tail++;
+	irq_work_queue(&r->work);
+out:
 	rcu_read_unlock();
-	if (!c && !dt_flagged(p))
-		return;
-	if (c && dt_flags_staying(p, c))
-		return;
-	if (c) {
-		f = dt_mem_zalloc(DT_MEM_THREADS, sizeof(*f), __GFP_NOWARN);
-		if (!f) {
-			dt_stat_inc(DT_STAT_DROP_NOMEM);
-			return;
-		}
-	}
-	spin_lock_irqsave(&dt_flags_lock, irq);
-	c = dt_flags_handing();
-	old = dt_flag_find(p);
-	if (c && f && dt_flags_may_enter_locked(p, old, c, DT_REASON_HANDOFF) &&
-	    dt_ctx_tryget(c)) {
-		dt_flag_move_locked(f, old, p, c, DT_REASON_HANDOFF,
-				    task_pid_nr(current));
-		dt_stat_inc(DT_STAT_HANDOFFS);
-		f = NULL;
-	} else if (!c && old && old->ctx && old->wrote) {
-		dt_flag_remove_locked(old, DT_UNFLAG_RESPONSE);
-	}
-	spin_unlock_irqrestore(&dt_flags_lock, irq);
-	dt_mem_free(DT_MEM_THREADS, f);
 }
 
 static void dt_on_waking(void *data, struct task_struct *p)
@@ -163,11 +256,27 @@ static void dt_on_waking(void *data, struct task_struct *p)
 
 int dt_handoff_arm(void)
 {
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		init_irq_work(&per_cpu(dt_handoff_rings, cpu).work,
+			      dt_handoff_work);
 	return dt_tracepoint_hook(&dt_tp_waking, "sched_waking", dt_on_waking,
 				  "wake-ups");
 }
 
+/*
+ * After the hook is gone (no ring is written any more): each ring's work
+ * finished, and what it left (an offline CPU's ring) applied here, so
+ * every reference the rings held is put.
+ */
 void dt_handoff_disarm(void)
 {
+	int cpu;
+
 	dt_tracepoint_unhook(dt_tp_waking, dt_on_waking);
+	for_each_possible_cpu(cpu) {
+		irq_work_sync(&per_cpu(dt_handoff_rings, cpu).work);
+		dt_handoff_drain(per_cpu_ptr(&dt_handoff_rings, cpu));
+	}
 }

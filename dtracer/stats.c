@@ -8,6 +8,7 @@
 #include "dtracer.h"
 
 #include <linux/atomic.h>
+#include <linux/error-injection.h>
 #include <linux/slab.h>
 
 static atomic64_t dt_stats[DT_STAT_COUNT];
@@ -40,6 +41,7 @@ static const char *const dt_stat_names[DT_STAT_COUNT] = {
 	[DT_STAT_MARKS_REJECTED] = "marks_rejected",
 	[DT_STAT_DROP_DEFERRED] = "drops_deferred",
 	[DT_STAT_DROP_GOROUTINES] = "drops_goroutines",
+	[DT_STAT_DROP_HANDOFFS] = "drops_handoffs",
 };
 
 void dt_stat_inc(enum dt_stat s)
@@ -66,10 +68,28 @@ static const char *const dt_mem_names[DT_MEM_COUNT] = {
 	[DT_MEM_GOROUTINES] = "mem_goroutines",
 };
 
+/*
+ * Whether an allocation that cannot sleep fails without being tried:
+ * never, unless fail_function makes it say so (a kernel with
+ * CONFIG_FAIL_FUNCTION: make check-debug's DT_VM_FAIL_ALLOC). Those
+ * are the hooks' allocations, each a counted drop (drops_nomem) for its
+ * caller; sysfs writes' (GFP_KERNEL) are left alone. Elsewhere the
+ * annotation is empty.
+ */
+noinline bool dt_mem_fail_atomic(void)
+{
+	return false;
+}
+ALLOW_ERROR_INJECTION(dt_mem_fail_atomic, TRUE);
+
+/* Every table entry and context is allocated here. */
 void *dt_mem_zalloc(enum dt_mem m, size_t size, gfp_t gfp)
 {
-	void *p = kzalloc(size, gfp);
+	void *p;
 
+	if (!gfpflags_allow_blocking(gfp) && dt_mem_fail_atomic())
+		return NULL;
+	p = kzalloc(size, gfp);
 	if (p)
 		atomic_long_inc(&dt_mem[m]);
 	return p;

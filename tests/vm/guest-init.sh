@@ -93,12 +93,41 @@ if [ -w "$kmemleak" ]; then
 	echo clear > "$kmemleak"
 fi
 
+# make check-debug's fault-injection pass (DT_VM_FAIL_ALLOC=PERCENT, a
+# kernel with CONFIG_FAIL_FUNCTION): dt_mem_fail_atomic() says "fail"
+# that often, so dtracer's allocations that cannot sleep fail
+# (drops_nomem), whenever the module is loaded: the tests load and
+# unload it themselves, and fail_function forgets a module's function
+# when it goes, so a loop of built-ins (and one sleep a second) puts it
+# back. Quietly (verbose 0): its stack dumps would be kernel reports.
+fail=/sys/kernel/debug/fail_function
+if [ -n "${DT_FAIL_ALLOC:-}" ] && [ -d "$fail" ]; then
+	echo "$DT_FAIL_ALLOC" > "$fail/probability"
+	echo 1 > "$fail/interval"
+	echo -1 > "$fail/times"
+	echo 0 > "$fail/verbose"
+	(
+		while :; do
+			if [ -d /sys/module/dtracer ]; then
+				cur=
+				read -r cur < "$fail/inject" 2> /dev/null
+				[ -n "$cur" ] ||
+					echo dt_mem_fail_atomic > "$fail/inject" 2> /dev/null
+			fi
+			sleep 1
+		done
+	) &
+	failer=$!
+	echo "$DT_FAIL_ALLOC" > /results/fail-alloc
+fi
+
 export HOME=/root DT_HOST DT_ADDR DT_ADDR6 DT_HOSTS DT_HOSTS_LINES DT_INDEX DT_RESULTS=/results
 export DT_SRCDIR DT_BUILDDIR DT_GUEST_TIMEOUT
 cd /tmp
 sh -c ". '$DT_SRCDIR/tests/vm/guest-lib.sh' && . '$DT_SCRIPT'" \
 	> /results/script.log 2>&1 < /dev/null
 rc=$?
+[ -z "${failer:-}" ] || kill "$failer" 2> /dev/null
 
 # kmemleak: two scans (an object whose contents changed since the
 # previous scan is given one more, which spares allocations caught in

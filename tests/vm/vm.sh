@@ -48,7 +48,9 @@
 # DT_VM_DEBUG=1 for the debug kernel's stricter log checks (see
 # vm_log_problems; make check-debug's config.sh sets it, with the
 # debug kernel, its module tree, DT_VM_MEM 2048 and DT_VM_TIMEOUT 1800),
-# DT_VM_TCG_THREAD (single by default: one host thread runs all of a
+# DT_VM_FAIL_ALLOC=PERCENT (make check-debug's fault-injection pass:
+# guest-init.sh has dtracer's allocations that cannot sleep fail that
+# often, through fail_function), DT_VM_TCG_THREAD (single by default: one host thread runs all of a
 # guest's vCPUs; multi-threaded TCG let a vCPU run stale translated code
 # after the kernel patched its text for a kprobe, which crashed or hung
 # guests that armed dtracer under traffic), DT_VM_PLUGIN=PATH to load
@@ -159,6 +161,7 @@ DT_MODTREE='$vm_g_modtree'
 DT_SRCDIR='$DT_SRCDIR'
 DT_BUILDDIR='$DT_BUILDDIR'
 DT_GUEST_TIMEOUT=${DT_VM_TIMEOUT:-600}
+DT_FAIL_ALLOC='${DT_VM_FAIL_ALLOC:-}'
 ENV
 	for _v in ${DT_VM_PASS:-}; do
 		eval "_val=\${$_v:-}"
