@@ -25,7 +25,20 @@
  * second (a ratelimit_state, taken under dt_flags_lock, so that its
  * trylock never fails for contention). A flood of marked segments from a
  * trusted peer cannot keep this host tracing at will; the refused ones
- * are counted (drops_rate).
+ * are counted (drops_rate). Nor can one peer use that budget up for the
+ * others: each peer address has max_propagations_per_peer a second
+ * (module parameter, default 100; drops_rate_peer), counted in 256
+ * slots by hash of the address under dt_flags_lock (two peers sharing a
+ * slot restart each other's second: a collision gives more, never
+ * less). And one request cannot fill the table: a context holds at
+ * most max_threads_per_request threads (default 64; its readers,
+ * workers handed it, children; drops_request_threads).
+ *
+ * Every thread in a context leaves it in bounded time: one that
+ * answered, response_idle_ms after its last write (expired); one that
+ * never answered (a pool's reader, a worker handed the request, a
+ * child), unanswered_ms after it entered (default 600,000: ten minutes;
+ * expired_unanswered; the event says switched).
  *
  * Locking: the moves change the thread table
  * under dt_flags_lock (flags-int.h), as does the sweep, which is a work
@@ -34,7 +47,10 @@
  */
 #include "flags-int.h"
 
+#include <linux/hash.h>
 #include <linux/hashtable.h>
+#include <linux/jhash.h>
+#include <linux/jiffies.h>
 #include <linux/moduleparam.h>
 #include <linux/ratelimit.h>
 #include <linux/rcupdate.h>
@@ -48,6 +64,32 @@ static unsigned int dt_response_idle_ms = 1000;
 module_param_named(response_idle_ms, dt_response_idle_ms, uint, 0644);
 MODULE_PARM_DESC(response_idle_ms,
 		 "a thread that answered and then did nothing on TCP for this long leaves the request (0: never)");
+
+static unsigned int dt_unanswered_ms = 600000;
+module_param_named(unanswered_ms, dt_unanswered_ms, uint, 0644);
+MODULE_PARM_DESC(unanswered_ms,
+		 "a thread in a request that has not answered it this long after it entered leaves it (0: never)");
+
+static unsigned int dt_peer_propagations = 100;
+module_param_named(max_propagations_per_peer, dt_peer_propagations, uint, 0644);
+MODULE_PARM_DESC(max_propagations_per_peer,
+		 "new propagated flags allowed per second for the requests of one peer address (0: no limit)");
+
+static unsigned int dt_request_threads = 64;
+module_param_named(max_threads_per_request, dt_request_threads, uint, 0644);
+MODULE_PARM_DESC(max_threads_per_request,
+		 "threads one request's context may hold at once (0: no limit)");
+
+#define DT_PEERS_BITS 8
+
+/* A peer's second: under dt_flags_lock. */
+struct dt_peer_budget {
+	u32 key;			/* hash of the address */
+	unsigned long begin;		/* jiffies: the second began */
+	unsigned int used;
+};
+
+static struct dt_peer_budget dt_peers[1 << DT_PEERS_BITS];
 
 static void dt_expire(struct work_struct *work);
 static DECLARE_DELAYED_WORK(dt_expire_work, dt_expire);
@@ -102,11 +144,47 @@ int dt_flags_staying(const struct task_struct *task, const struct dt_ctx *c)
 	return stay;
 }
 
+/* Under dt_flags_lock: whether c may hold one more thread. */
+bool dt_ctx_room_locked(const struct dt_ctx *c)
+{
+	unsigned int max = READ_ONCE(dt_request_threads);
+
+	lockdep_assert_held(&dt_flags_lock);
+	return !max || c->threads < max;
+}
+
+/*
+ * Under dt_flags_lock: whether c's peer (the request's source address)
+ * has a propagation left this second; takes it.
+ */
+static bool dt_peer_allow_locked(const struct dt_ctx *c)
+{
+	unsigned int max = READ_ONCE(dt_peer_propagations);
+	struct dt_peer_budget *b;
+	u32 key;
+
+	lockdep_assert_held(&dt_flags_lock);
+	if (!max)
+		return true;
+	key = jhash(&c->tuple.raddr, sizeof(c->tuple.raddr), c->tuple.family);
+	b = &dt_peers[hash_32(key, DT_PEERS_BITS)];
+	if (b->key != key || time_after_eq(jiffies, b->begin + HZ)) {
+		b->key = key;
+		b->begin = jiffies;
+		b->used = 0;
+	}
+	if (b->used >= max)
+		return false;
+	b->used++;
+	return true;
+}
+
 /*
  * Under dt_flags_lock: may task, whose entry is old (or NULL), move to c?
  * Not if it stays (a client, or in c already), is exiting, c's socket is
- * gone, the table is full, or (a new request) max_propagations were
- * flagged this second; the last two are counted.
+ * gone, the table is full, c holds max_threads_per_request threads, or
+ * (a new request) its peer's max_propagations_per_peer or
+ * max_propagations were flagged this second; the last four are counted.
  */
 bool dt_flags_may_enter_locked(struct task_struct *task,
 			       struct dt_flag *old, struct dt_ctx *c,
@@ -121,6 +199,14 @@ bool dt_flags_may_enter_locked(struct task_struct *task,
 		return false;
 	if (!old && !dt_flags_room_locked(1)) {
 		dt_stat_inc(DT_STAT_DROP_THREADS);
+		return false;
+	}
+	if (!dt_ctx_room_locked(c)) {
+		dt_stat_inc(DT_STAT_DROP_REQUEST);
+		return false;
+	}
+	if (reason == DT_REASON_PROPAGATED && !dt_peer_allow_locked(c)) {
+		dt_stat_inc(DT_STAT_DROP_PEER);
 		return false;
 	}
 	if (reason == DT_REASON_PROPAGATED &&
@@ -218,15 +304,34 @@ void dt_flags_leave(struct task_struct *task)
 	dt_flag_remove_task(task, DT_UNFLAG_SWITCHED, false);
 }
 
-/* Under dt_flags_lock: the idle sweep runs soon, unless it is off. */
-static void dt_expire_schedule_locked(void)
+/*
+ * Under dt_flags_lock: the sweep runs by the time due (monotonic ns),
+ * sooner than it was to (never later), unless it is off.
+ */
+static void dt_expire_at_locked(u64 due)
 {
-	unsigned int ms = READ_ONCE(dt_response_idle_ms);
+	u64 now = ktime_get_ns();
+	unsigned long delay, at;
 
 	lockdep_assert_held(&dt_flags_lock);
-	if (ms && !dt_expire_stopped)
-		schedule_delayed_work(&dt_expire_work,
-				      msecs_to_jiffies(ms / 4) + 1);
+	if (dt_expire_stopped)
+		return;
+	/* At least a jiffy: a timer only, nothing woken under the lock. */
+	delay = (due > now ? nsecs_to_jiffies(due - now) : 0) + 1;
+	at = jiffies + delay;
+	if (!delayed_work_pending(&dt_expire_work) ||
+	    time_before(at, READ_ONCE(dt_expire_work.timer.expires)))
+		mod_delayed_work(system_wq, &dt_expire_work, delay);
+}
+
+/* Under dt_flags_lock: a thread entered a context at since. */
+void dt_expire_arm_locked(u64 since)
+{
+	u64 ms = READ_ONCE(dt_unanswered_ms);
+
+	lockdep_assert_held(&dt_flags_lock);
+	if (ms)
+		dt_expire_at_locked(since + ms * NSEC_PER_MSEC);
 }
 
 /*
@@ -257,64 +362,72 @@ void dt_flags_wrote(struct task_struct *task, const struct sock *sk)
 	spin_lock_irqsave(&dt_flags_lock, irq);
 	f = dt_flag_find(task);
 	if (f && f->ctx && f->ctx->sk == sk) {
+		u64 ms = READ_ONCE(dt_response_idle_ms);
+
 		if (!f->wrote)
 			dt_stat_inc(DT_STAT_RESPONSES);
 		f->wrote = ktime_get_ns();
-		dt_expire_schedule_locked();
+		if (ms)
+			dt_expire_at_locked(f->wrote + ms * NSEC_PER_MSEC);
 	}
 	spin_unlock_irqrestore(&dt_flags_lock, irq);
 }
 
-/* Under dt_flags_lock: whether f answered and then idled since now. */
-static bool dt_flag_expired_locked(const struct dt_flag *f, u64 idle, u64 now)
+/*
+ * When f leaves its context unless it moves or writes first (monotonic
+ * ns; U64_MAX: never): response_idle_ms after its last write, or, if it
+ * never wrote, unanswered_ms after it entered.
+ */
+static u64 dt_flag_due(const struct dt_flag *f)
 {
 	u64 wrote = READ_ONCE(f->wrote);
+	u64 ms;
 
-	lockdep_assert_held(&dt_flags_lock);
-	return f->ctx && wrote && now - wrote >= idle;
+	if (!READ_ONCE(f->ctx))
+		return U64_MAX;
+	ms = wrote ? READ_ONCE(dt_response_idle_ms) :
+		     READ_ONCE(dt_unanswered_ms);
+	if (!ms)
+		return U64_MAX;
+	return (wrote ? wrote : f->since) + ms * NSEC_PER_MSEC;
 }
 
 /*
- * The sweep: threads that answered and then did nothing on TCP for
- * response_idle_ms leave their context (response, counted in expired).
- * It walks the table under RCU and takes dt_flags_lock for each thread
- * that goes (checked again there: the thread may have moved or written
- * since), so it never keeps interrupts off for a walk of the table; it
- * runs again while threads that answered remain.
+ * The sweep: threads past their due time (dt_flag_due()) leave their
+ * context: response (expired) after an answer, switched
+ * (expired_unanswered) without one. It walks the table under RCU and
+ * takes dt_flags_lock for each thread that goes (checked again there:
+ * the thread may have moved or written since), so it never keeps
+ * interrupts off for a walk of the table; it runs again when the next
+ * thread is due.
  */
 static void dt_expire(struct work_struct *work)
 {
-	u64 idle = (u64)READ_ONCE(dt_response_idle_ms) * NSEC_PER_MSEC;
-	u64 now = ktime_get_ns();
+	u64 now = ktime_get_ns(), next = U64_MAX, due;
 	struct dt_flag *f;
 	unsigned long irq;
-	bool more = false;
-	u64 wrote;
 	int bkt;
 
-	if (!idle)
-		return;
 	rcu_read_lock();
 	hash_for_each_rcu(dt_flags, bkt, f, node) {
-		wrote = READ_ONCE(f->wrote);
-		if (!READ_ONCE(f->ctx) || !wrote)
-			continue;
-		if (now - wrote < idle) {
-			more = true;
+		due = dt_flag_due(f);
+		if (due > now) {
+			next = min(next, due);
 			continue;
 		}
 		spin_lock_irqsave(&dt_flags_lock, irq);
-		if (dt_flag_find(f->task) == f &&
-		    dt_flag_expired_locked(f, idle, now)) {
-			dt_flag_remove_locked(f, DT_UNFLAG_RESPONSE);
-			dt_stat_inc(DT_STAT_EXPIRED);
+		if (dt_flag_find(f->task) == f && dt_flag_due(f) <= now) {
+			dt_stat_inc(f->wrote ? DT_STAT_EXPIRED :
+				    DT_STAT_EXPIRED_UNANSWERED);
+			dt_flag_remove_locked(f, f->wrote ? DT_UNFLAG_RESPONSE :
+						 DT_UNFLAG_SWITCHED);
 		}
 		spin_unlock_irqrestore(&dt_flags_lock, irq);
 	}
 	rcu_read_unlock();
-	if (more) {
+	if (next != U64_MAX) {
 		spin_lock_irqsave(&dt_flags_lock, irq);
-		dt_expire_schedule_locked();
+		dt_expire_at_locked(next);
 		spin_unlock_irqrestore(&dt_flags_lock, irq);
 	}
 }

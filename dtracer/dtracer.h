@@ -97,6 +97,9 @@ enum dt_stat {
 	DT_STAT_DROP_DEFERRED,		/* deferred calls not followed: full */
 	DT_STAT_DROP_GOROUTINES,	/* goroutines not followed: full */
 	DT_STAT_DROP_HANDOFFS,		/* wake-ups not handed: ring full */
+	DT_STAT_DROP_PEER,		/* propagations over a peer's budget */
+	DT_STAT_DROP_REQUEST,		/* threads over a request's budget */
+	DT_STAT_EXPIRED_UNANSWERED,	/* in a request too long, no answer */
 	DT_STAT_COUNT
 };
 
@@ -144,6 +147,7 @@ struct dt_ctx {
 	const struct sock *sk;		/* the request's socket */
 	struct dt_tuple tuple;		/* ... and its addresses */
 	pid_t reader;			/* the thread that read it */
+	unsigned int threads;		/* entries in it (dt_flags_lock) */
 	bool dead;			/* the socket is gone */
 	struct rcu_head rcu;
 };

@@ -175,8 +175,11 @@ void dt_flag_insert_locked(struct dt_flag *f)
 	f->since = ktime_get_ns();
 	dt_hint_get(f->task);
 	hash_add_rcu(dt_flags, &f->node, (unsigned long)f->task);
-	if (f->ctx)
+	if (f->ctx) {
 		hash_add(dt_flags_by_sk, &f->by_sk, (unsigned long)f->ctx->sk);
+		f->ctx->threads++;
+		dt_expire_arm_locked(f->since);
+	}
 	if (dt_narrowed) {
 		/* After the insertion: see dt_walk_narrow(). */
 		smp_mb__before_atomic();
@@ -205,8 +208,10 @@ void dt_flag_remove_locked(struct dt_flag *f, enum dt_unflag why)
 	else if (why == DT_UNFLAG_SWITCHED)
 		dt_stat_inc(DT_STAT_SWITCHES);
 	hash_del_rcu(&f->node);
-	if (f->ctx)
+	if (f->ctx) {
 		hash_del(&f->by_sk);
+		f->ctx->threads--;
+	}
 	if (dt_narrowed)
 		clear_task_syscall_work(f->task, SYSCALL_TRACEPOINT);
 	dt_hint_put(f->task);
@@ -228,8 +233,10 @@ void dt_flag_replace_locked(struct dt_flag *old, struct dt_flag *f)
 	lockdep_assert_held(&dt_flags_lock);
 	f->since = old->since;
 	hlist_replace_rcu(&old->node, &f->node);
-	if (old->ctx)
+	if (old->ctx) {
 		hash_del(&old->by_sk);
+		old->ctx->threads--;
+	}
 	dt_ctx_put(old->ctx);
 	dt_mem_free_rcu(DT_MEM_THREADS, old, rcu);
 	dt_event_flag(f->task, f->reason, 0, NULL);
@@ -256,7 +263,8 @@ void dt_flag_remove_task(struct task_struct *task, enum dt_unflag why,
 
 /*
  * Inserts f for a thread flagged by the kernel itself (inheritance):
- * dropped and counted when the table is full or the thread is exiting.
+ * dropped and counted when the table is full, f's request has
+ * max_threads_per_request threads already, or the thread is exiting.
  * Any context.
  */
 static bool dt_flag_insert(struct dt_flag *f)
@@ -269,6 +277,8 @@ static bool dt_flag_insert(struct dt_flag *f)
 		/* Exiting, or flagged meanwhile: nothing to do. */
 	} else if (!dt_flags_room_locked(1)) {
 		dt_stat_inc(DT_STAT_DROP_THREADS);
+	} else if (f->ctx && !dt_ctx_room_locked(f->ctx)) {
+		dt_stat_inc(DT_STAT_DROP_REQUEST);
 	} else {
 		dt_flag_insert_locked(f);
 		done = true;

@@ -42,6 +42,9 @@ static const char *const dt_stat_names[DT_STAT_COUNT] = {
 	[DT_STAT_DROP_DEFERRED] = "drops_deferred",
 	[DT_STAT_DROP_GOROUTINES] = "drops_goroutines",
 	[DT_STAT_DROP_HANDOFFS] = "drops_handoffs",
+	[DT_STAT_DROP_PEER] = "drops_rate_peer",
+	[DT_STAT_DROP_REQUEST] = "drops_request_threads",
+	[DT_STAT_EXPIRED_UNANSWERED] = "expired_unanswered",
 };
 
 void dt_stat_inc(enum dt_stat s)

@@ -31,7 +31,10 @@
 # both ends' entries go (sockets_idle) while the connection stays; the
 # second is followed again. Then probe 0 ends a request's context: a
 # server that never answers (7309) leaves it, its flagged client stays.
-# Last, a rootless network namespace forges a marked byte on its own
+# Then the budgets: one peer's flood (max_propagations_per_peer) leaves
+# another peer served; a request's threads are bounded
+# (max_threads_per_request); a thread that never answers leaves after
+# unanswered_ms. Last, a rootless network namespace forges a marked byte on its own
 # loopback (7400): untrusted there until the host's root gives it a
 # list (trust_netns).
 tcp=$DT_BUILDDIR/tests/tools/dt-tcp
@@ -255,6 +258,94 @@ dt-b)
 	exec 5>&-
 	wait $k && ok "... the client closed" || not_ok "... the client closed"
 	check "socket_idle_ms back to 10000" sh -c "echo 10000 > /sys/module/dtracer/parameters/socket_idle_ms"
+
+	# Budgets. Per peer: with no global limit and 5 a second for each
+	# peer address, a flagged client on 127.0.0.1 floods 7305 (in the
+	# background, for seconds); in the middle of it another peer (::1)
+	# is served in full.
+	par=/sys/module/dtracer/parameters
+	check "budgets: max_propagations_per_peer 5, max_propagations 0, trust loopback" \
+		sh -c "echo 5 > $par/max_propagations_per_peer && echo 0 > $sys/max_propagations && echo '127.0.0.0/8 ::1/128' > $sys/trust"
+	mark_stats
+	flagged sh -c "while [ ! -e /tmp/flood.stop ]; do $tcp request 127.0.0.1 7305 flood 20 || exit 1; done" \
+		> /tmp/flood.log 2>&1 &
+	fl=$!
+	check "... the flood from 127.0.0.1 is refused (drops_rate_peer)" \
+		wait_for 30 grew drops_rate_peer -ge 5
+	p0=$(stat_of propagations) d0=$(stat_of drops_rate_peer)
+	check "... meanwhile a flagged client on ::1 sends 3 requests" \
+		flagged $tcp request ::1 7302 other 3
+	p1=$(stat_of propagations) d1=$(stat_of drops_rate_peer)
+	check "... while the flood went on, refused ($d0 then $d1)" test "$d1" -gt "$d0"
+	check "... the other peer's 3 requests propagated: at least 3 propagations then" \
+		test $((p1 - p0)) -ge 3
+	touch /tmp/flood.stop
+	wait $fl && ok "... the flood's requests were all answered" ||
+		not_ok "... the flood's requests were all answered: $(tail -n 3 /tmp/flood.log)"
+	p=$(grown propagations) d=$(grown drops_rate_peer)
+	diag "budgets: $p propagations and $d refused by the peer budget"
+	check "... the global budget refused none (drops_rate)" grew drops_rate -eq 0
+	check "max_propagations_per_peer back to 100" sh -c "echo 100 > $par/max_propagations_per_peer"
+
+	# Per request: a server that starts 20 threads for one request
+	# holds at most max_threads_per_request (8) threads in it.
+	cat > /tmp/fan.py <<'PY'
+import socket, threading, time
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", 7311))
+s.listen(4)
+open("/tmp/fan.ready", "w").close()
+c, _ = s.accept()
+c.recv(100)
+ts = [threading.Thread(target=time.sleep, args=(6,)) for _ in range(20)]
+for t in ts:
+    t.start()
+open("/tmp/fan.started", "w").close()
+time.sleep(3)
+c.sendall(b"done\n")
+for t in ts:
+    t.join()
+PY
+	check "max_threads_per_request 8" sh -c "echo 8 > $par/max_threads_per_request"
+	python3 /tmp/fan.py > /tmp/fan.log 2>&1 &
+	fan=$!
+	check "a server that starts 20 threads per request listens" wait_for 60 test -e /tmp/fan.ready
+	mark_stats
+	flagged sh -c 'echo fan | socat -t 20 - TCP4:127.0.0.1:7311' > /tmp/fan.out 2>&1 &
+	fc=$!
+	check "... a flagged request: its threads started" wait_for 60 test -e /tmp/fan.started
+	n=$(awk -v p=$fan '$2 == p' $sys/list_pid | wc -l)
+	[ "$n" -ge 2 ] && [ "$n" -le 8 ] &&
+		ok "... $n of its 21 threads in the request (at most 8)" ||
+		not_ok "... $n of its 21 threads in the request, expected 2 to 8: $(cat $sys/list_pid)"
+	check "... the others refused (drops_request_threads)" grew drops_request_threads -ge 13
+	wait $fc && grep -q done /tmp/fan.out && ok "... answered" ||
+		not_ok "... answered: $(cat /tmp/fan.out)"
+	wait $fan
+	check "max_threads_per_request back to 64" sh -c "echo 64 > $par/max_threads_per_request"
+
+	# In time: a server that never answers leaves the request
+	# unanswered_ms (2 s here) after it entered it.
+	check "unanswered_ms 2000" sh -c "echo 2000 > $par/unanswered_ms"
+	$tcp serve -4 -n 7312 1 > /tmp/mute2.log 2>&1 &
+	mute2=$!
+	mkfifo /tmp/m2.in
+	flagged socat -u OPEN:/tmp/m2.in TCP4:127.0.0.1:7312 2> /tmp/m2.err &
+	m2=$!
+	exec 7> /tmp/m2.in
+	mark_stats
+	printf x >&7
+	check "a server that never answers is flagged by a local flagged request" \
+		wait_for 30 grep -q "^$mute2 [0-9]* propagated" $sys/list_pid
+	check "... and leaves it within the bound, never having answered" \
+		wait_for 20 sh -c "! grep -q '^$mute2 ' $sys/list_pid"
+	check "... counted in expired_unanswered" grew expired_unanswered -eq 1
+	check "... the client stays flagged (root flagged it)" grep -q "^[0-9]* [0-9]* manual" $sys/list_pid
+	exec 7>&-
+	wait $m2
+	wait $mute2
+	check "unanswered_ms back to 600000" sh -c "echo 600000 > $par/unanswered_ms"
 
 	# probe 0 ends the requests' contexts: a server that never answers
 	# (7309) stays in its request's context until then.
