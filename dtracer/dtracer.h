@@ -239,7 +239,7 @@ struct dt_sock {
 	u32 writer_start;		/* ... from this sequence number */
 	bool writer_resp;		/* ... a response */
 	bool peer_answers;		/* the peer marks its responses */
-	struct dt_sender sender;	/* the last flagged writer */
+	struct dt_sender sender;	/* the last flagged writer (ctx NULL) */
 	struct dt_ctx *served;		/* the request read here, traced */
 	u32 served_seq;			/* ... write_seq when it was read */
 	struct dt_ctx *outstanding;	/* sent a request here, unanswered */

@@ -222,6 +222,8 @@ static void dt_writer_open(struct dt_sock *ds, u32 seq, enum dt_kind kind,
 	} else {
 		ds->sender = *by;
 	}
+	/* Who wrote, for the mark's event; not the context (no reference). */
+	ds->sender.ctx = NULL;
 	if (kind == DT_REQUEST && by && by->client && !ds->asker) {
 		/* A client's request starts: ingress ends it at the answer. */
 		ds->asker = current;
