@@ -83,6 +83,7 @@ noinline bool dt_mem_fail_atomic(void)
 {
 	return false;
 }
+
 ALLOW_ERROR_INJECTION(dt_mem_fail_atomic, TRUE);
 
 /* Every table entry and context is allocated here. */
