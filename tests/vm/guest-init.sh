@@ -100,6 +100,8 @@ fi
 # unload it themselves, and fail_function forgets a module's function
 # when it goes, so a loop of built-ins (and one sleep a second) puts it
 # back. Quietly (verbose 0): its stack dumps would be kernel reports.
+# The largest drops_nomem seen goes to /results/drops_nomem (the
+# harness's proof that failures were injected).
 fail=/sys/kernel/debug/fail_function
 if [ -n "${DT_FAIL_ALLOC:-}" ] && [ -d "$fail" ]; then
 	echo "$DT_FAIL_ALLOC" > "$fail/probability"
@@ -113,6 +115,10 @@ if [ -n "${DT_FAIL_ALLOC:-}" ] && [ -d "$fail" ]; then
 				read -r cur < "$fail/inject" 2> /dev/null
 				[ -n "$cur" ] ||
 					echo dt_mem_fail_atomic > "$fail/inject" 2> /dev/null
+				while read -r k v; do
+					[ "$k" = drops_nomem ] && [ "$v" -gt "${most:-0}" ] &&
+						most=$v && echo "$v" > /results/drops_nomem
+				done < /sys/distributed-tracer/stats 2> /dev/null
 			fi
 			sleep 1
 		done

@@ -75,9 +75,26 @@ check-debug: %reldir%/config.sh $(check_PROGRAMS) $(bin_PROGRAMS) \
 		$(DEBUG_TESTS)
 # make check-debug DEBUG_TESTS='tests/kernel/t-control.sh ...': a subset.
 DEBUG_TESTS = $(kernel_tests)
+# make check-debug-safety: the subset that shows a production host's
+# safety (docs/architecture.md, "Debug kernel", has its runs): the tests
+# of the wake-up path (t-fidelity's nginx, pool and mixed phases: the
+# hand-offs), the marks, the chain and the hostile peers on the debug
+# kernel (lockdep with PROVE_RAW_LOCK_NESTING, KASAN, kmemleak), then
+# the fault-injection pass: t-chain and t-trust with dtracer's
+# allocations that cannot sleep failing 10% of the time
+# (DT_VM_FAIL_ALLOC; judged by the kernel's reports, not the tests'
+# own checks).
+DEBUG_SAFETY_TESTS = tests/kernel/t-fidelity.sh tests/kernel/t-chain.sh \
+	tests/kernel/t-mark.sh tests/kernel/t-trust.sh
+DEBUG_FAULT_TESTS = tests/kernel/t-chain.sh tests/kernel/t-trust.sh
+check-debug-safety:
+	DT_FIDELITY_PHASES='1 5 6' DT_VM_PASS='DT_FIDELITY_PHASES' \
+		$(MAKE) $(AM_MAKEFLAGS) check-debug DEBUG_TESTS='$(DEBUG_SAFETY_TESTS)'
+	DT_VM_FAIL_ALLOC=10 $(MAKE) $(AM_MAKEFLAGS) check-debug \
+		DEBUG_TESTS='$(DEBUG_FAULT_TESTS)'
 clean-check-debug:
 	-rm -rf %reldir%/build-debug
-.PHONY: check-debug clean-check-debug
+.PHONY: check-debug check-debug-safety clean-check-debug
 
 # ----------------------------------------------------------------------
 # make check-kernel [DEBIAN_SUITE=trixie] [SUITE_TESTS='tests/kernel/t-mark.sh ...']:
