@@ -53,6 +53,18 @@ stress: all tests/vm/config.sh $(vm_data) $(check_PROGRAMS)
 	DT_STRESS_THREADS=10000 DT_STRESS_CONNS=100000 \
 		$(SHELL) $(srcdir)/tests/kernel/t-stress.sh
 
+# What dtracer watch's model costs per refresh as requests go by, and
+# its peak memory (no guest: %reldir%/watch-replay.c makes the events):
+# docs/benchmarks.md, "Watching for a day".
+EXTRA_PROGRAMS = %reldir%/watch-replay
+%canon_reldir%_watch_replay_SOURCES = %reldir%/watch-replay.c
+%canon_reldir%_watch_replay_CPPFLAGS = $(COLLECTOR_CPPFLAGS)
+%canon_reldir%_watch_replay_CFLAGS = $(COLLECTOR_CFLAGS)
+%canon_reldir%_watch_replay_LDADD = $(COLLECTOR_LIB) $(GLIB_LIBS) -lm
+CLEANFILES += %reldir%/watch-replay
+bench-watch: %reldir%/watch-replay
+	%reldir%/watch-replay $(WATCH_REPLAY_ARGS)
+
 bench: all tests/vm/config.sh $(vm_data) $(check_PROGRAMS) \
 		%reldir%/insn/dt-insn.so %reldir%/insn/dt-insn-mark
 	DT_SRCDIR='$(abs_top_srcdir)' DT_BUILDDIR='$(abs_top_builddir)' \

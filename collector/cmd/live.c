@@ -130,6 +130,16 @@ static int sink_message(struct live_session *s, const bt_message *msg)
 		s->events++;
 		return l->ops->event(l->data, s->host, msg);
 	}
+	case BT_MESSAGE_TYPE_MESSAGE_ITERATOR_INACTIVITY: {
+		const bt_clock_snapshot *cs =
+			bt_message_message_iterator_inactivity_borrow_clock_snapshot_const(msg);
+		int64_t ts;
+
+		if (l->ops->progress &&
+		    !bt_clock_snapshot_get_ns_from_origin(cs, &ts))
+			l->ops->progress(l->data, s->host, ts);
+		return 0;
+	}
 	case BT_MESSAGE_TYPE_DISCARDED_EVENTS: {
 		uint64_t n = 0;
 

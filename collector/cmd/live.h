@@ -24,6 +24,9 @@ struct dt_live_ops {
 	/* host's session is followed (again): its events from now on may
 	 * repeat some already given, if the relayd sent them again. */
 	void (*attached)(void *data, const char *host);
+	/* host's session has nothing older than ts (ns from its clock's
+	 * origin, as its events') to come: it was quiet until then. */
+	void (*progress)(void *data, const char *host, int64_t ts);
 };
 
 /* url: "net://HOST[:PORT]". NULL with *error if lttng-live is missing. */

@@ -6,10 +6,22 @@
  * clock sync. On refresh the model is built again from all of them: the
  * sync solved on every mark so far (the same hulls as `dtracer merge`,
  * their bounds narrowing as marks come), each host's events mapped to
- * the reference clock, then the requests builder. A request prints once
- * complete (every span of it ended, every message it sent received), or
- * at its timeout as it is then; if it changes later (a late span), it
- * prints again, marked "updated".
+ * the reference clock, then the requests builder.
+ *
+ * A request prints once it is settled: every span of it ended, every
+ * message it sent received, and every aligned host's stream past its
+ * end by that host's clock bound. A host's stream position (its
+ * watermark) is the newest of its events and of the progress its
+ * session reports while it is quiet (lttng-live's inactivity messages,
+ * dt_watch_progress()): its session delivers its events in time order,
+ * so nothing older can come. Until then a host whose events are late
+ * (a span rooted on another host, its own root not arrived yet) is
+ * waited for, not printed as a request of its own. A request not
+ * settled at its timeout prints as it is, naming what it waits for, and
+ * prints once more ("updated") if it later completes or changes: the
+ * only update. A request that changes after printing settled (events
+ * older than a host's watermark: a restarted session) is counted
+ * (late), not printed again.
  *
  * A request is known across builds by its root: host, thread and start
  * in that host's own clock, which the maps do not change.
@@ -41,6 +53,7 @@ struct whost {
 	bool unordered;		/* an event came before the last one */
 	uint64_t discarded;
 	int64_t last_ts;	/* newest event kept */
+	int64_t progress;	/* its session's position when quiet */
 	int64_t floor;		/* since the last attach: older is a repeat */
 	uint64_t repeated;	/* events left out as repeats */
 	/* the clock sync, as last said */
@@ -56,7 +69,7 @@ struct shown {
 	int32_t tid;
 	int64_t own_start;	/* root host's clock */
 	int64_t first_seen_us;
-	bool printed, complete;
+	bool printed, complete, updated;
 	int n_spans, n_hosts, n_messages;
 };
 
@@ -71,7 +84,7 @@ struct dt_watch {
 	int next_id;
 	bool dirty, head;
 	int waiting;		/* requests seen, not printed yet */
-	uint64_t events, printed, updated, timed_out;
+	uint64_t events, printed, updated, timed_out, late;
 };
 
 static void say(struct dt_watch *w, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
@@ -107,7 +120,7 @@ static struct whost *host_get(struct dt_watch *w, const char *name)
 	h->name = g_strdup(name);
 	h->sync = dt_sync_host_index(w->sync, name);
 	h->evs = g_array_new(FALSE, FALSE, sizeof(struct dt_rq_event));
-	h->last_ts = h->floor = INT64_MIN;
+	h->last_ts = h->floor = h->progress = INT64_MIN;
 	h->said_via = -1;
 	g_ptr_array_add(w->hosts, h);
 	g_hash_table_insert(w->by_name, h->name, h);
@@ -122,6 +135,16 @@ int dt_watch_attached(struct dt_watch *w, const char *host)
 		return -ENOMEM;
 	h->floor = h->last_ts;
 	return 0;
+}
+
+void dt_watch_progress(struct dt_watch *w, const char *host, int64_t ts)
+{
+	struct whost *h = host_get(w, host);
+
+	if (ts > h->progress) {
+		h->progress = ts;
+		w->dirty = true;
+	}
 }
 
 void dt_watch_discarded(struct dt_watch *w, const char *host, uint64_t n)
@@ -272,6 +295,37 @@ static void shown_free(gpointer p)
 	g_free(s);
 }
 
+/*
+ * The aligned hosts whose stream has not passed t (the merged clock) by
+ * their clock bound: their names to names (if not NULL), their count.
+ * A host not aligned yet is not counted: its clock cannot be compared
+ * (and its spans cannot be placed in a request either).
+ */
+static int behind(struct dt_watch *w, int64_t t, GString *names)
+{
+	int n = 0;
+
+	for (guint i = 0; i < w->hosts->len; i++) {
+		struct whost *h = g_ptr_array_index(w->hosts, i);
+		const struct dt_sync_host *s;
+		int64_t mark = MAX(h->last_ts, h->progress);
+
+		if (h->sync < 0)
+			continue;
+		s = dt_sync_host(w->sync, h->sync);
+		if (!s->is_reference && s->via < 0)
+			continue;
+		if (mark != INT64_MIN &&
+		    dt_clock_map_apply(&s->map, mark) - s->uncertainty >= t)
+			continue;
+		if (names)
+			g_string_append_printf(names, "%s%s", n ? ", " : "",
+					       h->name);
+		n++;
+	}
+	return n;
+}
+
 /* Spans still open and messages nobody traced received. */
 static void pending(const struct dt_rq_model *m, const struct dt_rq_request *r,
 		    int *open, int *unreceived)
@@ -285,7 +339,7 @@ static void pending(const struct dt_rq_model *m, const struct dt_rq_request *r,
 
 static void print_request(struct dt_watch *w, const struct dt_rq_model *m,
 			  int i, struct shown *s, int open, int unreceived,
-			  bool update)
+			  const char *late_hosts, bool update)
 {
 	const struct dt_rq_request *r = &m->requests[i];
 	struct timespec now;
@@ -306,6 +360,10 @@ static void print_request(struct dt_watch *w, const struct dt_rq_model *m,
 		    "open, %d message%s not received by a followed host",
 		    s->id, w->o.timeout_us / 1e6, open, open == 1 ? "" : "s",
 		    unreceived, unreceived == 1 ? "" : "s");
+	else if (late_hosts && *late_hosts)
+		say(w, "request %d printed after %.1f s without %s past its "
+		    "end: their events may be missing", s->id,
+		    w->o.timeout_us / 1e6, late_hosts);
 	if (w->o.delays && !clock_gettime(CLOCK_REALTIME, &now))
 		say(w, "request %d printed %.3f s after its end (this machine's "
 		    "clock against the reference host's)", s->id,
@@ -318,9 +376,11 @@ static void print_request(struct dt_watch *w, const struct dt_rq_model *m,
 	fflush(w->out);
 	w->printed += !s->printed;
 	w->updated += update;
-	w->timed_out += !s->printed && (open || unreceived);
+	w->timed_out += !s->printed &&
+			(open || unreceived || (late_hosts && *late_hosts));
 	s->printed = true;
-	s->complete = !open && !unreceived;
+	s->updated |= update;
+	s->complete = !open && !unreceived && !(late_hosts && *late_hosts);
 	s->n_spans = r->n_spans;
 	s->n_hosts = r->n_hosts;
 	s->n_messages = r->n_messages;
@@ -358,6 +418,7 @@ int dt_watch_refresh(struct dt_watch *w, int64_t now, bool final,
 {
 	struct dt_rq_model *m = build(w);
 	bool any = false;
+	GString *late;
 
 	w->dirty = false;
 	w->waiting = 0;
@@ -366,28 +427,47 @@ int dt_watch_refresh(struct dt_watch *w, int64_t now, bool final,
 		return -ENOMEM;
 	}
 	say_sync(w);
+	late = g_string_new(NULL);
 	for (int i = 0; i < m->n_requests; i++) {
 		const struct dt_rq_request *r = &m->requests[i];
 		struct shown *s = shown_of(w, m, r, now);
+		bool changed_since;
 		int open, unreceived;
 
 		pending(m, r, &open, &unreceived);
+		g_string_truncate(late, 0);
+		behind(w, r->end_ns, late);
 		if (!s->printed) {
-			if ((open || unreceived) && !final &&
+			if ((open || unreceived || late->len) && !final &&
 			    now - s->first_seen_us < w->o.timeout_us) {
 				w->waiting++;
 				continue;
 			}
-			print_request(w, m, i, s, open, unreceived, false);
+			print_request(w, m, i, s, open, unreceived,
+				      final ? NULL : late->str, false);
 			any = true;
-		} else if (s->n_spans != r->n_spans ||
-			   s->n_messages != r->n_messages ||
-			   s->n_hosts != r->n_hosts ||
-			   (!s->complete && !open && !unreceived)) {
-			print_request(w, m, i, s, open, unreceived, true);
+			continue;
+		}
+		changed_since = s->n_spans != r->n_spans ||
+				s->n_messages != r->n_messages ||
+				s->n_hosts != r->n_hosts;
+		if (s->complete) {
+			w->late += changed_since;
+			if (changed_since) {	/* counted once per change */
+				s->n_spans = r->n_spans;
+				s->n_messages = r->n_messages;
+				s->n_hosts = r->n_hosts;
+			}
+		} else if (!s->updated &&
+			   (changed_since || (!open && !unreceived &&
+					      !late->len))) {
+			if ((open || unreceived || late->len) && !final)
+				continue;	/* not settled yet: wait */
+			print_request(w, m, i, s, open, unreceived, NULL, true);
 			any = true;
 		}
 	}
+	g_string_free(late, TRUE);
 	if (any && changed)
 		changed(data, m);
 	dt_rq_model_free(m);
@@ -410,6 +490,7 @@ void dt_watch_counts(const struct dt_watch *w, struct dt_watch_counts *c)
 				       .printed = w->printed,
 				       .timed_out = w->timed_out,
 				       .updated = w->updated,
+				       .late = w->late,
 				       .hosts = w->hosts->len };
 	for (guint i = 0; i < w->hosts->len; i++) {
 		const struct whost *h = g_ptr_array_index(w->hosts, i);

@@ -2,8 +2,9 @@
  * The watcher's model (watch-model.c): events of live hosts as they
  * come, each host in its own clock; on refresh, the clocks aligned from
  * the marks so far and the requests built again from every event; each
- * request printed once complete or at its timeout, and again if it
- * changed. No babeltrace2 here: `dtracer watch` (watch.c) feeds it
+ * request printed once settled (complete, and every aligned host's
+ * stream past its end), or at its timeout and then once more if it
+ * completes or changes. No babeltrace2 here: `dtracer watch` (watch.c) feeds it
  * decoded events, tests feed it hand-made ones.
  */
 #ifndef DT_COLLECTOR_WATCH_MODEL_H
@@ -38,6 +39,11 @@ int dt_watch_add(struct dt_watch *w, const char *host,
 		 const struct dt_rq_event *ev);
 /* host's session is followed (again) from now on. 0 or -ENOMEM. */
 int dt_watch_attached(struct dt_watch *w, const char *host);
+/*
+ * host's session has nothing older than ts (host's own clock) to come:
+ * its position while quiet (lttng-live's inactivity messages).
+ */
+void dt_watch_progress(struct dt_watch *w, const char *host, int64_t ts);
 /* Events host's tracer discarded. */
 void dt_watch_discarded(struct dt_watch *w, const char *host, uint64_t n);
 
@@ -60,6 +66,7 @@ int dt_watch_waiting(const struct dt_watch *w);
 
 struct dt_watch_counts {
 	uint64_t events, printed, timed_out, updated;
+	uint64_t late;		/* settled requests that changed after */
 	uint64_t discarded, repeated;
 	unsigned hosts;
 };

@@ -70,6 +70,13 @@ static void on_attached(void *data, const char *host)
 		dt_watch_say(w->model, "out of memory");
 }
 
+static void on_progress(void *data, const char *host, int64_t ts)
+{
+	struct watch *w = data;
+
+	dt_watch_progress(w->model, host, ts);
+}
+
 static int on_event(void *data, const char *host, const bt_message *msg)
 {
 	struct watch *w = data;
@@ -241,9 +248,10 @@ static void watch_end(struct watch *w, const struct dt_live *l)
 	dt_watch_counts(w->model, &c);
 	dt_live_gaps(l, &lost, &gap);
 	s = g_strdup_printf("stopped: %" PRIu64 " requests printed (%" PRIu64
-			    " incomplete when printed, %" PRIu64 " updates) "
-			    "from %" PRIu64 " events of %u hosts", c.printed,
-			    c.timed_out, c.updated, c.events, c.hosts);
+			    " incomplete when printed, %" PRIu64 " updates, %"
+			    PRIu64 " changed after) from %" PRIu64 " events of "
+			    "%u hosts", c.printed, c.timed_out, c.updated,
+			    c.late, c.events, c.hosts);
 	dt_watch_say(w->model, s);
 	g_free(s);
 	s = g_strdup_printf("lost: %" PRIu64 " events discarded by the hosts' "
@@ -293,6 +301,7 @@ int dt_cmd_watch(int argc, char **argv)
 		.discarded = on_discarded,
 		.note = on_note,
 		.attached = on_attached,
+		.progress = on_progress,
 	};
 	struct watch w = { .o = { .timeout_us = 5000000 },
 			   .title = "dtracer watch" };
@@ -322,8 +331,9 @@ int dt_cmd_watch(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	s = g_strdup_printf("watching the live sessions of %s: a request "
-			    "prints once it is complete, or %.1f s after it "
-			    "was first seen", url, w.o.timeout_us / 1e6);
+			    "prints once it is complete and every host's "
+			    "events are past its end, or %.1f s after it was "
+			    "first seen", url, w.o.timeout_us / 1e6);
 	dt_watch_say(w.model, s);
 	g_free(s);
 	if (!watch_loop(&w, l, &e)) {

@@ -2,10 +2,16 @@
  * The watcher's model (collector/cmd/watch-model.c) fed hand-made events of
  * two hosts, b's clock 7 s ahead of a's: a request whose other host has
  * not come yet waits, prints at its timeout incomplete, and prints again
- * (updated, on both hosts) once b's events come; a complete request
- * prints at once, once; b's span is placed in a's clock; an event given
- * again after an attach is left out; --tree prints the tree. Times in
- * ns, the refresh's clock in us.
+ * (updated, on both hosts) once b's events come and b's stream has
+ * passed its end; a complete request waits until both hosts' streams
+ * (their events, or the progress their sessions report while quiet)
+ * have passed its end, then prints once; b's span is placed in a's
+ * clock; b's span of a request whose root on a has not come is never
+ * printed as a request of its own (no phantom); a host that stays
+ * behind is named at the timeout, and the request prints once more when
+ * it catches up, never again after; an event given again after an
+ * attach is left out; --tree prints the tree. Times in ns, the
+ * refresh's clock in us.
  */
 #define _DEFAULT_SOURCE
 #include <stdio.h>
@@ -92,6 +98,11 @@ static void sys(int h, int64_t ts, int tid, int entry)
 				     .fd = entry ? 3 : -1 });
 }
 
+static void progress(int h, int64_t ts)
+{
+	dt_watch_progress(w, name(h), ts);
+}
+
 static void other(int h, int64_t ts, int tid)
 {
 	add(h, (struct dt_rq_event){ .kind = DT_RQ_EV_OTHER, .ts = ts,
@@ -176,12 +187,17 @@ static void late_host(void)
 	other(0, 3000, 100);
 	dt_watch_refresh(w, TIMEOUT + 1, false, changed, NULL);
 	s = printed();
+	ok(rows(s) == 0,
+	   "b's part came, b's stream not past the request's end: no update yet");
+	ok(strstr(s, "# clocks: b aligned to a") != NULL,
+	   "the clocks: b aligned to a, said");
+	progress(1, 1000000 + OFF);
+	dt_watch_refresh(w, TIMEOUT + 1, false, changed, NULL);
+	s = printed();
 	ok(rows(s) == 1 && strstr(s, "# request 0 updated: 2 spans on 2 "
 				     "hosts, 2 messages (was 1, 1, 1)") &&
 	   !strstr(s, "incomplete"),
 	   "b's part came: printed again, updated, complete");
-	ok(strstr(s, "# clocks: b aligned to a") != NULL,
-	   "the clocks: b aligned to a, said");
 	ok(last.n == 1 && last.b_start > last.start &&
 	   last.b_end < last.end,
 	   "b's span placed inside the request in a's clock (%lld..%lld in "
@@ -191,30 +207,108 @@ static void late_host(void)
 	ok(rows(printed()) == 0, "built again: nothing printed twice");
 }
 
-/* A second request, all there at once: printed at the first build. */
+/*
+ * A second request, all there at once: printed once b's stream has
+ * passed its end (b's last event is its span's end, before the
+ * request's), at once then.
+ */
 static void complete(void)
 {
 	struct dt_flow f = flow(0, 1, 40002, 80);
 	const char *s;
 
-	sys(0, 10000, 100, 1);
-	send(0, 10100, 100, f, 1, 60);
-	sys(0, 10200, 100, 0);
-	recv(1, 10400 + OFF, f, 1, 60);
-	flag(1, 10500 + OFF, 201, 1, f);
-	send(1, 11000 + OFF, 201, rev(f), 5000, 100);
-	unflag(1, 11100 + OFF, 201, 2);
-	recv(0, 11300, rev(f), 5000, 100);
-	other(0, 11400, 100);
+	sys(0, 1500000, 100, 1);
+	send(0, 1500100, 100, f, 1, 60);
+	sys(0, 1500200, 100, 0);
+	recv(1, 1500400 + OFF, f, 1, 60);
+	flag(1, 1500500 + OFF, 201, 1, f);
+	send(1, 1501000 + OFF, 201, rev(f), 5000, 100);
+	unflag(1, 1501100 + OFF, 201, 2);
+	recv(0, 1501300, rev(f), 5000, 100);
+	other(0, 1501400, 100);
+	dt_watch_refresh(w, TIMEOUT + 3, false, changed, NULL);
+	ok(rows(printed()) == 0 && dt_watch_waiting(w) == 1,
+	   "complete, but b's stream not past its end: waits");
+	progress(1, 2000000 + OFF);
 	dt_watch_refresh(w, TIMEOUT + 3, false, changed, NULL);
 	s = printed();
 	ok(rows(s) == 1 && strstr(s, "   1  ") && !strstr(s, "incomplete") &&
 	   !strstr(s, "updated"),
-	   "a complete request prints at once, as request 1");
+	   "b's session passed it: it prints, as request 1");
 	ok(strstr(s, "request 1: a proc[100]") &&
 	   strstr(s, "  b proc[201]  +") && strstr(s, "-> b proc[201]"),
 	   "--tree: its tree, b's span under a's, the message to it");
 	ok(dt_watch_waiting(w) == 0, "nothing waits");
+}
+
+/*
+ * b's events first: a span on b of a request whose root (a's client)
+ * has not come. It waits for a, and is never printed alone.
+ */
+static void phantom(void)
+{
+	struct dt_flow f = flow(0, 1, 40004, 80);
+	const char *s;
+
+	recv(1, 3000400 + OFF, f, 1, 70);
+	flag(1, 3000500 + OFF, 202, 1, f);
+	send(1, 3001000 + OFF, 202, rev(f), 7000, 100);
+	unflag(1, 3001100 + OFF, 202, 2);
+	progress(1, 4000000 + OFF);
+	dt_watch_refresh(w, 2 * TIMEOUT, false, changed, NULL);
+	ok(rows(printed()) == 0,
+	   "b's span, a's root not come (a behind): nothing printed");
+	sys(0, 3000000, 100, 1);
+	send(0, 3000100, 100, f, 1, 70);
+	sys(0, 3000200, 100, 0);
+	recv(0, 3001300, rev(f), 7000, 100);
+	other(0, 3001400, 100);
+	progress(0, 4000000);
+	dt_watch_refresh(w, 2 * TIMEOUT + 1, false, changed, NULL);
+	s = printed();
+	ok(rows(s) == 1 && strstr(s, "request 2: a proc[100]") &&
+	   !strstr(s, "incomplete") && !strstr(s, "updated"),
+	   "a's root came: one request, rooted on a, printed once (%d rows)",
+	   rows(s));
+}
+
+/*
+ * b stays behind: a complete request prints at its timeout naming b,
+ * then once more when b's stream passes its end, then never again.
+ */
+static void behind(void)
+{
+	struct dt_flow f = flow(0, 1, 40006, 80);
+	const char *s;
+
+	sys(0, 5000000, 100, 1);
+	send(0, 5000100, 100, f, 1, 80);
+	sys(0, 5000200, 100, 0);
+	recv(1, 5000400 + OFF, f, 1, 80);
+	flag(1, 5000500 + OFF, 203, 1, f);
+	send(1, 5001000 + OFF, 203, rev(f), 8000, 100);
+	unflag(1, 5001100 + OFF, 203, 2);
+	recv(0, 5001300, rev(f), 8000, 100);
+	other(0, 5001400, 100);
+	progress(0, 6000000);
+	dt_watch_refresh(w, 3 * TIMEOUT, false, changed, NULL);
+	ok(rows(printed()) == 0 && dt_watch_waiting(w) == 1,
+	   "b's stream stops short of the request's end: it waits");
+	dt_watch_refresh(w, 4 * TIMEOUT, false, changed, NULL);
+	s = printed();
+	ok(rows(s) == 1 && strstr(s, "# request 3 printed after 5.0 s "
+				     "without b past its end"),
+	   "at its timeout: printed, naming b");
+	dt_watch_refresh(w, 4 * TIMEOUT + 1, false, changed, NULL);
+	ok(rows(printed()) == 0, "... not again while b is behind");
+	progress(1, 6000000 + OFF);
+	dt_watch_refresh(w, 4 * TIMEOUT + 2, false, changed, NULL);
+	s = printed();
+	ok(rows(s) == 1 && strstr(s, "# request 3 updated"),
+	   "b caught up: printed once more (updated)");
+	other(0, 7000000, 100);
+	dt_watch_refresh(w, 4 * TIMEOUT + 3, false, changed, NULL);
+	ok(rows(printed()) == 0, "... and never again");
 }
 
 /* After an attach, what is not newer than b's newest is a repeat. */
@@ -224,13 +318,13 @@ static void repeats(void)
 	struct dt_flow f = flow(0, 1, 40002, 80);
 
 	dt_watch_attached(w, "b");
-	recv(1, 10400 + OFF, f, 1, 60);
-	unflag(1, 11100 + OFF, 201, 2);
+	recv(1, 1500400 + OFF, f, 1, 60);
+	unflag(1, 1501100 + OFF, 201, 2);
 	dt_watch_counts(w, &c);
-	ok(c.repeated == 2 && c.hosts == 2 && c.printed == 2 &&
-	   c.timed_out == 1 && c.updated == 1,
-	   "repeats left out (%llu); 2 hosts, 2 printed, 1 at its timeout, "
-	   "1 update", (unsigned long long)c.repeated);
+	ok(c.repeated == 2 && c.hosts == 2 && c.printed == 4 &&
+	   c.timed_out == 2 && c.updated == 2 && c.late == 0,
+	   "repeats left out (%llu); 2 hosts, 4 printed, 2 at their timeout, "
+	   "2 updates, none late", (unsigned long long)c.repeated);
 	dt_watch_refresh(w, TIMEOUT + 4, false, changed, NULL);
 	ok(rows(printed()) == 0, "... and change nothing");
 	dt_watch_refresh(w, TIMEOUT + 5, true, changed, NULL);
@@ -247,6 +341,8 @@ int main(void)
 	ok(w != NULL, "dt_watch_new");
 	late_host();
 	complete();
+	phantom();
+	behind();
 	repeats();
 	dt_watch_free(w);
 	fclose(out);
