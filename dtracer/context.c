@@ -27,12 +27,13 @@
  * trusted peer cannot keep this host tracing at will; the refused ones
  * are counted (drops_rate). Nor can one peer use that budget up for the
  * others: each peer address has max_propagations_per_peer a second
- * (module parameter, default 100; drops_rate_peer), counted in 256
- * slots by hash of the address under dt_flags_lock (two peers sharing a
- * slot restart each other's second: a collision gives more, never
- * less). And one request cannot fill the table: a context holds at
- * most max_threads_per_request threads (default 64; its readers,
- * workers handed it, children; drops_request_threads).
+ * (module parameter, default 500: half the default max_propagations;
+ * drops_rate_peer), counted in 256 slots by hash of the address under
+ * dt_flags_lock (two peers sharing a slot restart each other's second:
+ * a collision gives more, never less). And one request cannot fill the
+ * table: a context holds at most max_threads_per_request threads
+ * (default 64; its readers, workers handed it, children;
+ * drops_request_threads).
  *
  * Every thread in a context leaves it in bounded time: one that
  * answered, response_idle_ms after its last write (expired); one that
@@ -70,7 +71,7 @@ module_param_named(unanswered_ms, dt_unanswered_ms, uint, 0644);
 MODULE_PARM_DESC(unanswered_ms,
 		 "a thread in a request that has not answered it this long after it entered leaves it (0: never)");
 
-static unsigned int dt_peer_propagations = 100;
+static unsigned int dt_peer_propagations = 500;
 module_param_named(max_propagations_per_peer, dt_peer_propagations, uint, 0644);
 MODULE_PARM_DESC(max_propagations_per_peer,
 		 "new propagated flags allowed per second for the requests of one peer address (0: no limit)");

@@ -29,7 +29,8 @@ at_rest() {
 }
 
 loaded() {
-	modprobe dtracer && echo 1 > $sys/probe && echo 0 > $sys/max_propagations
+	modprobe dtracer && echo 1 > $sys/probe && echo 0 > $sys/max_propagations &&
+		echo 0 > /sys/module/dtracer/parameters/max_propagations_per_peer
 }
 
 # chaos TOGGLES RELOADS [PID]: while traffic flows, disarm and arm the

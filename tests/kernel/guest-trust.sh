@@ -285,7 +285,7 @@ dt-b)
 	p=$(grown propagations) d=$(grown drops_rate_peer)
 	diag "budgets: $p propagations and $d refused by the peer budget"
 	check "... the global budget refused none (drops_rate)" grew drops_rate -eq 0
-	check "max_propagations_per_peer back to 100" sh -c "echo 100 > $par/max_propagations_per_peer"
+	check "max_propagations_per_peer back to 500" sh -c "echo 500 > $par/max_propagations_per_peer"
 
 	# Per request: a server that starts 20 threads for one request
 	# holds at most max_threads_per_request (8) threads in it.
