@@ -76,11 +76,6 @@ module_param_named(max_propagations_per_peer, dt_peer_propagations, uint, 0644);
 MODULE_PARM_DESC(max_propagations_per_peer,
 		 "new propagated flags allowed per second for the requests of one peer address (0: no limit)");
 
-static unsigned int dt_request_threads = 64;
-module_param_named(max_threads_per_request, dt_request_threads, uint, 0644);
-MODULE_PARM_DESC(max_threads_per_request,
-		 "threads one request's context may hold at once (0: no limit)");
-
 #define DT_PEERS_BITS 8
 
 /* A peer's second: under dt_flags_lock. */
@@ -93,6 +88,7 @@ struct dt_peer_budget {
 static struct dt_peer_budget dt_peers[1 << DT_PEERS_BITS];
 
 static void dt_expire(struct work_struct *work);
+static void dt_expire_arm_locked(u64 since);
 static DECLARE_DELAYED_WORK(dt_expire_work, dt_expire);
 static bool dt_expire_stopped;		/* under dt_flags_lock: module exit */
 
@@ -143,15 +139,6 @@ int dt_flags_staying(const struct task_struct *task, const struct dt_ctx *c)
 		stay = !f->ctx ? -1 : f->ctx == c;
 	rcu_read_unlock();
 	return stay;
-}
-
-/* Under dt_flags_lock: whether c may hold one more thread. */
-bool dt_ctx_room_locked(const struct dt_ctx *c)
-{
-	unsigned int max = READ_ONCE(dt_request_threads);
-
-	lockdep_assert_held(&dt_flags_lock);
-	return !max || c->threads < max;
 }
 
 /*
@@ -235,6 +222,7 @@ void dt_flag_move_locked(struct dt_flag *f, struct dt_flag *old,
 	f->parent = parent;
 	f->ctx = c;
 	dt_flag_insert_locked(f);
+	dt_expire_arm_locked(f->since);
 }
 
 /*
@@ -325,8 +313,13 @@ static void dt_expire_at_locked(u64 due)
 		mod_delayed_work(system_wq, &dt_expire_work, delay);
 }
 
-/* Under dt_flags_lock: a thread entered a context at since. */
-void dt_expire_arm_locked(u64 since)
+/*
+ * Under dt_flags_lock: a thread entered a context at since. (A child
+ * inheriting the context, flags.c, is not armed for: its parent entered
+ * earlier, so the sweep runs before the child is due, and arms itself
+ * for the next thread due.)
+ */
+static void dt_expire_arm_locked(u64 since)
 {
 	u64 ms = READ_ONCE(dt_unanswered_ms);
 

@@ -44,7 +44,6 @@ extern spinlock_t dt_flags_lock;
 struct dt_flag *dt_flag_find(const struct task_struct *task);
 bool dt_flags_room_locked(unsigned int need);
 bool dt_ctx_room_locked(const struct dt_ctx *c);
-void dt_expire_arm_locked(u64 since);
 void dt_flag_insert_locked(struct dt_flag *f);
 void dt_flag_remove_locked(struct dt_flag *f, enum dt_unflag why);
 void dt_flag_replace_locked(struct dt_flag *old, struct dt_flag *f);

@@ -35,6 +35,7 @@
 #include <linux/export.h>
 #include <linux/hash.h>
 #include <linux/hashtable.h>
+#include <linux/moduleparam.h>
 #include <linux/rculist.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
@@ -89,6 +90,11 @@ static void dt_hint_put(const struct task_struct *task)
 
 unsigned int dt_max_threads = 4096;
 bool dt_inherit = true;
+
+static unsigned int dt_request_threads = 64;
+module_param_named(max_threads_per_request, dt_request_threads, uint, 0644);
+MODULE_PARM_DESC(max_threads_per_request,
+		 "threads one request's context may hold at once (0: no limit)");
 
 /*
  * task's entry, or NULL. Under RCU, or dt_flags_lock (taken irqsave: an
@@ -162,6 +168,15 @@ unsigned int dt_flags_count(void)
 	return READ_ONCE(dt_nflags);
 }
 
+/* Under dt_flags_lock: whether c may hold one more thread. */
+bool dt_ctx_room_locked(const struct dt_ctx *c)
+{
+	unsigned int max = READ_ONCE(dt_request_threads);
+
+	lockdep_assert_held(&dt_flags_lock);
+	return !max || c->threads < max;
+}
+
 /* Under dt_flags_lock: whether need more entries fit in max_threads. */
 bool dt_flags_room_locked(unsigned int need)
 {
@@ -178,7 +193,6 @@ void dt_flag_insert_locked(struct dt_flag *f)
 	if (f->ctx) {
 		hash_add(dt_flags_by_sk, &f->by_sk, (unsigned long)f->ctx->sk);
 		f->ctx->threads++;
-		dt_expire_arm_locked(f->since);
 	}
 	if (dt_narrowed) {
 		/* After the insertion: see dt_walk_narrow(). */
