@@ -3,10 +3,24 @@
  * prints.
  *
  * Each event is kept in its host's own clock; marks also go to the
- * clock sync. On refresh the model is built again from all of them: the
- * sync solved on every mark so far (the same hulls as `dtracer merge`,
- * their bounds narrowing as marks come), each host's events mapped to
- * the reference clock, then the requests builder.
+ * clock sync. On refresh the model is built from them: the sync solved
+ * (the same hulls as `dtracer merge`, their bounds narrowing as marks
+ * come), the requests builder's copy of its base, the events since the
+ * base's cut ingested into it, its times mapped to the reference clock,
+ * finished.
+ *
+ * What a day of traffic leaves behind goes (unless keep_all): after a
+ * refresh, the cut is the latest time (the merged clock) before which
+ * every request printed for good (settled, or updated, or printed two
+ * timeouts ago), that no request spans, and that every host's stream
+ * has passed by its clock bound (less the bound twice and a
+ * millisecond). Each host's events before it go into the builder's
+ * base, which drops what ended there (requests-window.c); the sync
+ * keeps the samples of the marks before it in its hulls and drops the
+ * marks; the printed requests before it are forgotten. The requests
+ * after the cut are built as from every event. An event older than its
+ * host's cut (a restarted session's) is left out and counted
+ * (late_events).
  *
  * A request prints once it is settled: every span of it ended, every
  * message it sent received, and every aligned host's stream past its
@@ -56,6 +70,9 @@ struct whost {
 	int64_t progress;	/* its session's position when quiet */
 	int64_t floor;		/* since the last attach: older is a repeat */
 	uint64_t repeated;	/* events left out as repeats */
+	int64_t cut;		/* older events: in the base, or left out */
+	uint64_t late_events;	/* left out: older than the cut */
+	int idx;		/* index in w->hosts and in the base */
 	/* the clock sync, as last said */
 	enum dt_sync_quality said_quality;
 	int said_via;
@@ -65,10 +82,10 @@ struct whost {
 /* A request as printed (or waiting to be). */
 struct shown {
 	int id;			/* watch's number, in order of printing */
-	char *host;		/* root */
+	int host;		/* root: index in w->hosts */
 	int32_t tid;
 	int64_t own_start;	/* root host's clock */
-	int64_t first_seen_us;
+	int64_t first_seen_us, printed_us;
 	bool printed, complete, updated;
 	int n_spans, n_hosts, n_messages;
 };
@@ -80,7 +97,10 @@ struct dt_watch {
 	GHashTable *by_name;	/* name -> struct whost */
 	GStringChunk *strings;
 	struct dt_sync *sync;
-	GPtrArray *shown;	/* struct shown, by discovery */
+	struct dt_rq_builder *base;	/* the events before the cut */
+	long double cut;	/* the merged clock's, -INFINITY at first */
+	GHashTable *shown;	/* root (host << 32 | tid) -> GPtrArray of
+				 * struct shown */
 	int next_id;
 	bool dirty, head;
 	int waiting;		/* requests seen, not printed yet */
@@ -120,7 +140,10 @@ static struct whost *host_get(struct dt_watch *w, const char *name)
 	h->name = g_strdup(name);
 	h->sync = dt_sync_host_index(w->sync, name);
 	h->evs = g_array_new(FALSE, FALSE, sizeof(struct dt_rq_event));
-	h->last_ts = h->floor = h->progress = INT64_MIN;
+	h->last_ts = h->floor = h->progress = h->cut = INT64_MIN;
+	h->idx = dt_rq_host(w->base, name);
+	if (h->idx != (int)w->hosts->len)
+		h->sync = -1;	/* ENOMEM: dt_watch_add says it */
 	h->said_via = -1;
 	g_ptr_array_add(w->hosts, h);
 	g_hash_table_insert(w->by_name, h->name, h);
@@ -175,6 +198,10 @@ int dt_watch_add(struct dt_watch *w, const char *host,
 		h->repeated++;
 		return 0;
 	}
+	if (ev.ts < h->cut) {
+		h->late_events++;
+		return 0;
+	}
 	if (ev.ts > h->last_ts)
 		h->last_ts = ev.ts;
 	if (ev.procname)
@@ -214,44 +241,61 @@ static gint by_ts(gconstpointer a, gconstpointer b)
 	return (x->ts > y->ts) - (x->ts < y->ts);
 }
 
-/* The clock maps, then the model from every event so far. */
+static const struct dt_clock_map *map_of(struct dt_watch *w,
+					 const struct whost *h)
+{
+	return &dt_sync_host(w->sync, h->sync)->map;
+}
+
+/* A time of host idx (its own clock) in the merged clock. */
+static int64_t to_merged(void *data, int idx, int64_t ts)
+{
+	struct dt_watch *w = data;
+
+	return (int64_t)llroundl(dt_clock_map_apply(
+		map_of(w, g_ptr_array_index(w->hosts, idx)), ts));
+}
+
+/* Events [from, to) of h's since the cut into b, in h's own clock. */
+static int ingest(struct dt_rq_builder *b, struct whost *h, guint from,
+		  guint to)
+{
+	for (guint k = from; k < to; k++) {
+		struct dt_rq_event ev =
+			g_array_index(h->evs, struct dt_rq_event, k);
+
+		ev.host = h->idx;
+		if (dt_rq_add(b, &ev))
+			return -1;
+	}
+	return 0;
+}
+
+/* The clock maps, then the model: the base's copy and the rest. */
 static struct dt_rq_model *build(struct dt_watch *w)
 {
 	struct dt_rq_builder *b;
 
 	if (dt_sync_solve(w->sync, w->o.reference) == -ENOENT)
 		dt_sync_solve(w->sync, NULL);	/* not here yet */
-	b = dt_rq_builder_new();
+	b = dt_rq_builder_clone(w->base);
 	if (!b)
 		return NULL;
 	for (guint i = 0; i < w->hosts->len; i++) {
 		struct whost *h = g_ptr_array_index(w->hosts, i);
-		const struct dt_clock_map *map =
-			&dt_sync_host(w->sync, h->sync)->map;
-		int idx = dt_rq_host(b, h->name);
 
-		if (idx < 0)
-			goto fail;
 		if (h->unordered) {
 			/* a session restarted: its events, in time order */
 			g_array_sort(h->evs, by_ts);
 			h->unordered = false;
 		}
-		for (guint k = 0; k < h->evs->len; k++) {
-			struct dt_rq_event ev =
-				g_array_index(h->evs, struct dt_rq_event, k);
-
-			ev.host = idx;
-			ev.ts = (int64_t)llroundl(dt_clock_map_apply(map,
-								     ev.ts));
-			if (dt_rq_add(b, &ev))
-				goto fail;
+		if (ingest(b, h, 0, h->evs->len)) {
+			dt_rq_builder_free(b);
+			return NULL;
 		}
 	}
+	dt_rq_builder_map(b, to_merged, w);
 	return dt_rq_finish(b);
-fail:
-	dt_rq_builder_free(b);
-	return NULL;
 }
 
 /* A merged-clock time back in the host's own clock (maps invert). */
@@ -261,38 +305,45 @@ static int64_t own_time(const struct dt_clock_map *m, int64_t t)
 				  m->drift * m->anchor) / (1 + m->drift));
 }
 
+static gint64 *root_key(int host, int32_t tid)
+{
+	static gint64 k;
+
+	k = ((gint64)host << 32) | (uint32_t)tid;
+	return &k;
+}
+
+/* The request as known across builds (by its root), NULL on ENOMEM. */
 static struct shown *shown_of(struct dt_watch *w, const struct dt_rq_model *m,
 			      const struct dt_rq_request *r, int64_t now_us)
 {
 	const struct dt_rq_span *root = &m->spans[r->root];
-	const char *host = m->hosts[root->host];
-	struct whost *h = g_hash_table_lookup(w->by_name, host);
-	int64_t own = own_time(&dt_sync_host(w->sync, h->sync)->map,
+	int host = root->host;	/* the model's hosts are w->hosts */
+	int64_t own = own_time(map_of(w, g_ptr_array_index(w->hosts, host)),
 			       r->start_ns);
+	GPtrArray *same = g_hash_table_lookup(w->shown,
+					      root_key(host, root->tid));
 	struct shown *s;
 
-	for (guint i = w->shown->len; i-- > 0;) {
-		s = g_ptr_array_index(w->shown, i);
-		if (s->tid == root->tid && !strcmp(s->host, host) &&
-		    llabs(s->own_start - own) <= WATCH_SAME_START_NS)
+	if (!same) {
+		same = g_ptr_array_new_with_free_func(g_free);
+		g_hash_table_insert(w->shown,
+				    g_memdup2(root_key(host, root->tid),
+					      sizeof(gint64)), same);
+	}
+	for (guint i = same->len; i-- > 0;) {
+		s = g_ptr_array_index(same, i);
+		if (llabs(s->own_start - own) <= WATCH_SAME_START_NS)
 			return s;
 	}
 	s = g_new0(struct shown, 1);
 	s->id = -1;
-	s->host = g_strdup(host);
+	s->host = host;
 	s->tid = root->tid;
 	s->own_start = own;
 	s->first_seen_us = now_us;
-	g_ptr_array_add(w->shown, s);
+	g_ptr_array_add(same, s);
 	return s;
-}
-
-static void shown_free(gpointer p)
-{
-	struct shown *s = p;
-
-	g_free(s->host);
-	g_free(s);
 }
 
 /*
@@ -339,7 +390,7 @@ static void pending(const struct dt_rq_model *m, const struct dt_rq_request *r,
 
 static void print_request(struct dt_watch *w, const struct dt_rq_model *m,
 			  int i, struct shown *s, int open, int unreceived,
-			  const char *late_hosts, bool update)
+			  const char *late_hosts, bool update, int64_t now_us)
 {
 	const struct dt_rq_request *r = &m->requests[i];
 	struct timespec now;
@@ -374,6 +425,8 @@ static void print_request(struct dt_watch *w, const struct dt_rq_model *m,
 		fputc('\n', w->out);
 	}
 	fflush(w->out);
+	if (!s->printed)
+		s->printed_us = now_us;
 	w->printed += !s->printed;
 	w->updated += update;
 	w->timed_out += !s->printed &&
@@ -411,6 +464,125 @@ static void say_sync(struct dt_watch *w)
 	}
 }
 
+/*
+ * Printed for good: no span of it open (a thread that never answers is
+ * unflagged by the kernel's bound, unanswered_ms), and settled, updated,
+ * or printed two timeouts ago.
+ */
+static bool done_with(const struct dt_watch *w, const struct dt_rq_model *m,
+		      const struct dt_rq_request *r, const struct shown *s,
+		      int64_t now)
+{
+	int open, unreceived;
+
+	if (!s->printed)
+		return false;
+	pending(m, r, &open, &unreceived);
+	return !open && (s->complete || s->updated ||
+			 now - s->printed_us >= 2 * w->o.timeout_us);
+}
+
+/*
+ * The cut (the merged clock): before every request not printed for
+ * good, every host's stream position less its bound, and no request
+ * across it; -INFINITY while a host with events is not aligned.
+ */
+static long double cut_of(struct dt_watch *w, const struct dt_rq_model *m,
+			  int64_t now)
+{
+	long double c = INFINITY, bound = 0;
+
+	for (guint i = 0; i < w->hosts->len; i++) {
+		struct whost *h = g_ptr_array_index(w->hosts, i);
+		const struct dt_sync_host *s = h->sync < 0 ? NULL :
+			dt_sync_host(w->sync, h->sync);
+		int64_t mark = MAX(h->last_ts, h->progress);
+
+		if (mark == INT64_MIN)
+			continue;
+		if (h->sync < 0 || (!s->is_reference && s->via < 0))
+			return -INFINITY;
+		c = MIN(c, dt_clock_map_apply(&s->map, mark) - s->uncertainty);
+		bound = MAX(bound, s->uncertainty);
+	}
+	for (int i = 0; i < m->n_requests; i++) {
+		const struct dt_rq_request *r = &m->requests[i];
+
+		if (!done_with(w, m, r, shown_of(w, m, r, now), now))
+			c = MIN(c, r->start_ns);
+	}
+	/* requests by start: from the last, none across the cut */
+	for (int i = m->n_requests; i-- > 0;) {
+		const struct dt_rq_request *r = &m->requests[i];
+
+		if (r->start_ns < c && r->end_ns >= c)
+			c = r->start_ns;
+	}
+	return c - 2 * bound - 1e6;
+}
+
+/* The printed requests before each host's cut, forgotten. */
+static void forget(struct dt_watch *w)
+{
+	GHashTableIter it;
+	gpointer k, v;
+
+	g_hash_table_iter_init(&it, w->shown);
+	while (g_hash_table_iter_next(&it, &k, &v)) {
+		GPtrArray *same = v;
+		int64_t cut = ((struct whost *)g_ptr_array_index(w->hosts,
+			(guint)(*(gint64 *)k >> 32)))->cut;
+
+		for (guint i = same->len; i-- > 0;)
+			if (((struct shown *)g_ptr_array_index(same, i))
+				    ->own_start < cut)
+				g_ptr_array_remove_index(same, i);
+		if (!same->len)
+			g_hash_table_iter_remove(&it);
+	}
+}
+
+/* What the cut leaves behind goes (see the top of this file). */
+static int advance(struct dt_watch *w, const struct dt_rq_model *m,
+		   int64_t now)
+{
+	long double c = cut_of(w, m, now);
+	int n = dt_sync_n_hosts(w->sync), err;
+	int64_t *cut, *sync_cut;
+
+	if (w->o.keep_all || !isfinite(c) || c <= w->cut)
+		return 0;
+	w->cut = c;
+	cut = g_new(int64_t, w->hosts->len ? w->hosts->len : 1);
+	sync_cut = g_new(int64_t, n ? n : 1);
+	for (int i = 0; i < n; i++)
+		sync_cut[i] = INT64_MIN;
+	for (guint i = 0; i < w->hosts->len; i++) {
+		struct whost *h = g_ptr_array_index(w->hosts, i);
+		int64_t own = own_time(map_of(w, h), (int64_t)c);
+		guint k = 0;
+
+		h->cut = MAX(h->cut, own);
+		while (k < h->evs->len &&
+		       g_array_index(h->evs, struct dt_rq_event, k).ts < h->cut)
+			k++;
+		if (ingest(w->base, h, 0, k))
+			goto nomem;
+		g_array_remove_range(h->evs, 0, k);
+		cut[i] = sync_cut[h->sync] = h->cut;
+	}
+	dt_rq_builder_retire(w->base, cut);
+	err = dt_sync_retire(w->sync, sync_cut);
+	forget(w);
+	g_free(cut);
+	g_free(sync_cut);
+	return err;
+nomem:
+	g_free(cut);
+	g_free(sync_cut);
+	return -ENOMEM;
+}
+
 /* Build, then print what completed, timed out or changed. */
 int dt_watch_refresh(struct dt_watch *w, int64_t now, bool final,
 		     void (*changed)(void *data, const struct dt_rq_model *m),
@@ -419,6 +591,7 @@ int dt_watch_refresh(struct dt_watch *w, int64_t now, bool final,
 	struct dt_rq_model *m = build(w);
 	bool any = false;
 	GString *late;
+	int err;
 
 	w->dirty = false;
 	w->waiting = 0;
@@ -444,7 +617,7 @@ int dt_watch_refresh(struct dt_watch *w, int64_t now, bool final,
 				continue;
 			}
 			print_request(w, m, i, s, open, unreceived,
-				      final ? NULL : late->str, false);
+				      final ? NULL : late->str, false, now);
 			any = true;
 			continue;
 		}
@@ -463,15 +636,19 @@ int dt_watch_refresh(struct dt_watch *w, int64_t now, bool final,
 					      !late->len))) {
 			if ((open || unreceived || late->len) && !final)
 				continue;	/* not settled yet: wait */
-			print_request(w, m, i, s, open, unreceived, NULL, true);
+			print_request(w, m, i, s, open, unreceived, NULL, true,
+				      now);
 			any = true;
 		}
 	}
 	g_string_free(late, TRUE);
 	if (any && changed)
 		changed(data, m);
+	err = advance(w, m, now);
 	dt_rq_model_free(m);
-	return 0;
+	if (err)
+		say(w, "out of memory dropping what was printed");
+	return err;
 }
 
 bool dt_watch_dirty(const struct dt_watch *w)
@@ -491,12 +668,17 @@ void dt_watch_counts(const struct dt_watch *w, struct dt_watch_counts *c)
 				       .timed_out = w->timed_out,
 				       .updated = w->updated,
 				       .late = w->late,
-				       .hosts = w->hosts->len };
+				       .hosts = w->hosts->len,
+				       .kept = dt_rq_builder_size(w->base) +
+					       dt_sync_kept(w->sync) +
+					       g_hash_table_size(w->shown) };
 	for (guint i = 0; i < w->hosts->len; i++) {
 		const struct whost *h = g_ptr_array_index(w->hosts, i);
 
 		c->discarded += h->discarded;
 		c->repeated += h->repeated;
+		c->late_events += h->late_events;
+		c->kept += h->evs->len;
 	}
 }
 
@@ -510,8 +692,11 @@ struct dt_watch *dt_watch_new(const struct dt_watch_opts *o, FILE *out)
 	w->by_name = g_hash_table_new(g_str_hash, g_str_equal);
 	w->strings = g_string_chunk_new(4096);
 	w->sync = dt_sync_new();
-	w->shown = g_ptr_array_new_with_free_func(shown_free);
-	if (!w->sync) {
+	w->base = dt_rq_builder_new();
+	w->cut = -INFINITY;
+	w->shown = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
+					 (GDestroyNotify)g_ptr_array_unref);
+	if (!w->sync || !w->base) {
 		dt_watch_free(w);
 		return NULL;
 	}
@@ -522,8 +707,9 @@ void dt_watch_free(struct dt_watch *w)
 {
 	if (!w)
 		return;
-	g_ptr_array_free(w->shown, TRUE);
+	g_hash_table_destroy(w->shown);
 	g_ptr_array_free(w->hosts, TRUE);
+	dt_rq_builder_free(w->base);
 	g_hash_table_destroy(w->by_name);
 	g_string_chunk_free(w->strings);
 	dt_sync_free(w->sync);

@@ -1,7 +1,9 @@
 /*
  * The watcher's model (watch-model.c): events of live hosts as they
  * come, each host in its own clock; on refresh, the clocks aligned from
- * the marks so far and the requests built again from every event; each
+ * the marks so far and the requests built from the events not settled
+ * yet and what the settled ones left (memory as the requests in flight,
+ * not the session's length); each
  * request printed once settled (complete, and every aligned host's
  * stream past its end), or at its timeout and then once more if it
  * completes or changes. No babeltrace2 here: `dtracer watch` (watch.c) feeds it
@@ -21,6 +23,7 @@ struct dt_watch_opts {
 	bool delays;		/* how long after its end it printed */
 	int64_t timeout_us;	/* print an incomplete request after this */
 	const char *reference;	/* the clock's host; NULL: the sync's */
+	bool keep_all;		/* keep every event (tests compare) */
 };
 
 struct dt_watch;
@@ -68,6 +71,8 @@ struct dt_watch_counts {
 	uint64_t events, printed, timed_out, updated;
 	uint64_t late;		/* settled requests that changed after */
 	uint64_t discarded, repeated;
+	uint64_t late_events;	/* older than their host's cut: left out */
+	uint64_t kept;		/* events and entries held (tests, bench) */
 	unsigned hosts;
 };
 

@@ -132,8 +132,11 @@ static int watch_usage(FILE *f)
 		"does; --tree adds\n"
 		"  its tree. Clocks are aligned from the marks as they come. "
 		"--html FILE:\n"
-		"  the view page (dtracer view), rewritten whenever a request "
-		"prints.\n"
+		"  the view page (dtracer view) of every request so far, "
+		"rewritten whenever\n"
+		"  a request prints (the watcher then keeps every event; "
+		"without it, only\n"
+		"  what requests not printed for good need).\n"
 		"  --delays: how long after its end each request printed (by "
 		"this machine's\n"
 		"  clock: meaningful when the reference host is this one). "
@@ -211,6 +214,7 @@ static int watch_parse(int argc, char **argv, struct watch *w, char **url)
 			break;
 		case 'H':
 			w->html = p.arg;
+			w->o.keep_all = true;	/* the page shows them all */
 			break;
 		case 'i':
 			w->title = p.arg;
@@ -257,8 +261,10 @@ static void watch_end(struct watch *w, const struct dt_live *l)
 	s = g_strdup_printf("lost: %" PRIu64 " events discarded by the hosts' "
 			    "tracers; %" PRIu64 " sessions lost and followed "
 			    "again, %.1f s not followed in all; %" PRIu64
-			    " events given again left out", c.discarded, lost,
-			    gap, c.repeated);
+			    " events given again left out; %" PRIu64 " older "
+			    "than what was printed for good left out",
+			    c.discarded, lost, gap, c.repeated,
+			    c.late_events);
 	dt_watch_say(w->model, s);
 	g_free(s);
 }

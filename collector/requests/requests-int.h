@@ -41,6 +41,8 @@ struct raw {
 	uint64_t context;	/* the host's request number, 0: none */
 	int origin;		/* resumed: the raw that started the request */
 	bool guess;		/* a handoff or deferred flag made it part */
+	bool trimmed;		/* a manual flag whose requests before a cut
+				 * were dropped (requests-window.c) */
 	GArray *pieces;		/* struct piece */
 	GArray *sys;		/* struct sysrec */
 	GArray *evts;		/* int64_t: the thread's own events */

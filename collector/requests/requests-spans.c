@@ -71,10 +71,10 @@ static int final_messages(struct finish *F, GArray *msgs)
 	for (i = 0; i < msgs->len; i++) {
 		struct msg *g = &g_array_index(msgs, struct msg, i);
 		struct dt_rq_message *d = &m->messages[m->n_messages++];
+		int to = g->to >= 0 ? rq_node_of(F, g->to, g->recv) : -1;
 
 		d->from_span = node_at(F, rq_node_of(F, g->from, g->send))->id;
-		d->to_span = g->to >= 0 ?
-			     node_at(F, rq_node_of(F, g->to, g->recv))->id : -1;
+		d->to_span = to >= 0 ? node_at(F, to)->id : -1;
 		d->request = m->spans[d->from_span].request;
 		d->flow = g->flow;
 		d->send_ns = g->send;

@@ -201,6 +201,12 @@ void rq_make_nodes(struct finish *F, GArray *msgs)
 		    !(cl = manual_clusters(F, (int)i, msgs))->len) {
 			if (r->flag == DT_RQ_FLAG_MANUAL)
 				g_array_free(cl, TRUE);
+			/* What is left of a client whose requests were
+			 * dropped (a cut's) is the time between them. */
+			if (r->trimmed) {
+				r->n_final = 0;
+				continue;
+			}
 			add_node(F, (int)i, r->start, r->end_ts, r->end,
 				 r->duration);
 			continue;
@@ -222,11 +228,14 @@ void rq_make_nodes(struct finish *F, GArray *msgs)
 	}
 }
 
-/* The node of raw span i at time t (a manual flag has one per request). */
+/*
+ * The node of raw span i at time t (a manual flag has one per request);
+ * -1 for a client's flag trimmed to nothing (requests-window.c).
+ */
 int rq_node_of(struct finish *F, int i, int64_t t)
 {
 	struct raw *r = raw_at(F->b, i);
-	int k, best = r->first_final;
+	int k, best = r->n_final ? r->first_final : -1;
 
 	for (k = 0; k < r->n_final; k++) {
 		struct node *n = node_at(F, r->first_final + k);
@@ -251,7 +260,7 @@ void rq_node_parents(struct finish *F)
 			    send_at(F, r->link_send)->ts : r->start;
 
 		if (r->parent >= 0)
-			n->parent = rq_node_of(F, r->parent, t);
+			n->parent = rq_node_of(F, r->parent, t);	/* or -1 */
 	}
 }
 

@@ -50,6 +50,22 @@ struct dt_rq_model *dt_rq_finish(struct dt_rq_builder *b);
 void dt_rq_builder_free(struct dt_rq_builder *b);
 
 /*
+ * A builder kept across refreshes (requests-window.c, dtracer watch):
+ * its copy, to finish while it goes on; its times mapped (each host's
+ * clock into the merged one); what ended before cut[host] (a time in
+ * that host's clock per host) dropped, and the parts of flag intervals
+ * still open before it; its size (entries kept, for tests). The
+ * requests after a cut come out as from every event, when no request
+ * spans it. Clone: NULL on ENOMEM.
+ */
+struct dt_rq_builder *dt_rq_builder_clone(const struct dt_rq_builder *b);
+void dt_rq_builder_map(struct dt_rq_builder *b,
+		       int64_t (*map)(void *data, int host, int64_t ts),
+		       void *data);
+void dt_rq_builder_retire(struct dt_rq_builder *b, const int64_t *cut);
+size_t dt_rq_builder_size(const struct dt_rq_builder *b);
+
+/*
  * Read a merged directory (dtracer merge's OUT: OUT/ctf and OUT/sync.txt;
  * or any directory of CTF traces) into a model. 0, or -1 with *error
  * set.

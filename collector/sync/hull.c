@@ -249,6 +249,32 @@ void dt_hull_pair_free(struct dt_hull_pair *p)
 	free(p);
 }
 
+static int hull_copy(struct hull *to, const struct hull *from)
+{
+	*to = *from;
+	to->v = NULL;
+	to->cap = 0;
+	if (reserve(to, from->n ? from->n : 1))
+		return -ENOMEM;
+	memcpy(to->v, from->v, from->n * sizeof(*from->v));
+	return 0;
+}
+
+struct dt_hull_pair *dt_hull_pair_copy(const struct dt_hull_pair *p)
+{
+	struct dt_hull_pair *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	*c = *p;
+	c->h[0].v = c->h[1].v = NULL;
+	if (hull_copy(&c->h[0], &p->h[0]) || hull_copy(&c->h[1], &p->h[1])) {
+		dt_hull_pair_free(c);
+		return NULL;
+	}
+	return c;
+}
+
 static int in_span(i128 d)
 {
 	return d >= -DT_HULL_SPAN && d <= DT_HULL_SPAN;

@@ -42,6 +42,8 @@ struct dt_hull_pair;
 /* A pair of hosts with no sample yet; NULL on ENOMEM. */
 struct dt_hull_pair *dt_hull_pair_new(void);
 void dt_hull_pair_free(struct dt_hull_pair *p);
+/* A copy (its vertices: what the samples so far left); NULL on ENOMEM. */
+struct dt_hull_pair *dt_hull_pair_copy(const struct dt_hull_pair *p);
 
 /*
  * A sample: dir DT_HULL_AB or DT_HULL_BA. Any order; in order of the B

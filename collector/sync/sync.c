@@ -27,6 +27,12 @@ struct dt_sync {
 	uint64_t matched, matched_net, unmatched;
 	uint64_t marks_unmatched;	/* dtracer_mark_recv, no mark_send */
 	uint64_t discarded;		/* events the tracers discarded */
+	/*
+	 * dt_sync_retire: the samples of the segments it dropped, per pair
+	 * (key: pair_key), and what they counted; solve starts from these.
+	 */
+	GHashTable *retired;
+	uint64_t r_matched, r_matched_net, r_unmatched, r_marks_unmatched;
 };
 
 long double dt_clock_map_apply(const struct dt_clock_map *m, int64_t t)
@@ -42,6 +48,58 @@ static void flow_free(gpointer p)
 	g_array_free(f->sends, TRUE);
 	g_array_free(f->recvs, TRUE);
 	g_free(f);
+}
+
+/*
+ * Samples of hosts (a, b), a < b: the hull, and the offset range if the
+ * clocks had no drift (what an approximate fit assumes): every A->B
+ * sample says t_A - t_B >= s - r, every B->A one t_A - t_B <= r - s.
+ */
+struct pair_acc {
+	int a, b;
+	struct dt_hull_pair *hull;
+	long double lo0, hi0;
+	/* the same from dtracer's marks alone (no net event on either side) */
+	struct dt_hull_pair *marks;
+	long double mlo0, mhi0;
+	size_t n_net;
+};
+
+static void pair_acc_free(gpointer p)
+{
+	struct pair_acc *acc = p;
+
+	dt_hull_pair_free(acc->hull);
+	dt_hull_pair_free(acc->marks);
+	g_free(acc);
+}
+
+/* A pair's key in a table of them: hosts a < b. */
+static gpointer pair_key(int a, int b)
+{
+	return GINT_TO_POINTER(a * 65536 + b + 1);
+}
+
+static struct pair_acc *pair_of_hosts(GHashTable *pairs, int a, int b)
+{
+	gpointer key = pair_key(a, b);
+	struct pair_acc *p = g_hash_table_lookup(pairs, key);
+
+	if (!p) {
+		p = g_new0(struct pair_acc, 1);
+		p->a = a;
+		p->b = b;
+		p->hull = dt_hull_pair_new();
+		p->marks = dt_hull_pair_new();
+		p->lo0 = p->mlo0 = -INFINITY;
+		p->hi0 = p->mhi0 = INFINITY;
+		if (!p->hull || !p->marks) {
+			pair_acc_free(p);
+			return NULL;
+		}
+		g_hash_table_insert(pairs, key, p);
+	}
+	return p;
 }
 
 static void host_free(gpointer p)
@@ -61,6 +119,8 @@ struct dt_sync *dt_sync_new(void)
 	s->flows = g_hash_table_new_full(dt_flow_hash, dt_flow_equal, NULL,
 					 flow_free);
 	s->pairs = g_array_new(FALSE, TRUE, sizeof(struct dt_sync_pair));
+	s->retired = g_hash_table_new_full(g_direct_hash, g_direct_equal,
+					   NULL, pair_acc_free);
 	return s;
 }
 
@@ -72,6 +132,7 @@ void dt_sync_free(struct dt_sync *s)
 	g_hash_table_destroy(s->by_name);
 	g_ptr_array_free(s->hosts, TRUE);
 	g_array_free(s->pairs, TRUE);
+	g_hash_table_destroy(s->retired);
 	g_free(s);
 }
 
@@ -140,49 +201,6 @@ int dt_sync_add_segment(struct dt_sync *s, int host, int is_send,
 	return 0;
 }
 
-/*
- * Samples of hosts (a, b), a < b: the hull, and the offset range if the
- * clocks had no drift (what an approximate fit assumes): every A->B
- * sample says t_A - t_B >= s - r, every B->A one t_A - t_B <= r - s.
- */
-struct pair_acc {
-	struct dt_hull_pair *hull;
-	long double lo0, hi0;
-	/* the same from dtracer's marks alone (no net event on either side) */
-	struct dt_hull_pair *marks;
-	long double mlo0, mhi0;
-	size_t n_net;
-};
-
-static void pair_acc_free(gpointer p)
-{
-	struct pair_acc *acc = p;
-
-	dt_hull_pair_free(acc->hull);
-	dt_hull_pair_free(acc->marks);
-	g_free(acc);
-}
-
-static struct pair_acc *pair_of_hosts(GHashTable *pairs, int n, int a, int b)
-{
-	gpointer key = GINT_TO_POINTER(a * n + b + 1);
-	struct pair_acc *p = g_hash_table_lookup(pairs, key);
-
-	if (!p) {
-		p = g_new0(struct pair_acc, 1);
-		p->hull = dt_hull_pair_new();
-		p->marks = dt_hull_pair_new();
-		p->lo0 = p->mlo0 = -INFINITY;
-		p->hi0 = p->mhi0 = INFINITY;
-		if (!p->hull || !p->marks) {
-			pair_acc_free(p);
-			return NULL;
-		}
-		g_hash_table_insert(pairs, key, p);
-	}
-	return p;
-}
-
 static int pair_add(struct pair_acc *p, int ab, int64_t send, int64_t recv,
 		    int net)
 {
@@ -215,7 +233,7 @@ static int match_flow(struct dt_sync *s, struct flow *f, GHashTable *hulls)
 	const struct dt_seg *rcv = (const struct dt_seg *)(void *)f->recvs->data;
 	struct dt_seg_match *match = g_new(struct dt_seg_match,
 					   f->recvs->len ? f->recvs->len : 1);
-	int n = (int)s->hosts->len, err = 0;
+	int err = 0;
 
 	if (dt_segs_match(snd, f->sends->len, rcv, f->recvs->len, match,
 			  NULL)) {
@@ -240,7 +258,7 @@ static int match_flow(struct dt_sync *s, struct flow *f, GHashTable *hulls)
 		s->matched_net += best->net || r->net;
 		a = best->host < r->host ? best->host : r->host;
 		b = best->host < r->host ? r->host : best->host;
-		p = pair_of_hosts(hulls, n, a, b);
+		p = pair_of_hosts(hulls, a, b);
 		if (!p)
 			err = -ENOMEM;
 		else	/* -ENOMEM, or -ERANGE: times 73 years apart */
@@ -420,7 +438,7 @@ static int fit_pairs(struct dt_sync *s, GHashTable *hulls)
 		for (int b = a + 1; b < n; b++) {
 			struct dt_sync_pair p = { .a = a, .b = b };
 			struct pair_acc *h = g_hash_table_lookup(hulls,
-				GINT_TO_POINTER(a * n + b + 1));
+							pair_key(a, b));
 
 			p.half_width = INFINITY;
 			if (h) {
@@ -457,15 +475,132 @@ static int fit_pairs(struct dt_sync *s, GHashTable *hulls)
 	return 0;
 }
 
+/* A copy of what dt_sync_retire kept of each pair: where solve starts. */
+static int start_from_retired(struct dt_sync *s, GHashTable *hulls)
+{
+	GHashTableIter it;
+	gpointer v;
+
+	s->matched = s->r_matched;
+	s->matched_net = s->r_matched_net;
+	s->unmatched = s->r_unmatched;
+	s->marks_unmatched = s->r_marks_unmatched;
+	g_hash_table_iter_init(&it, s->retired);
+	while (g_hash_table_iter_next(&it, NULL, &v)) {
+		const struct pair_acc *r = v;
+		struct pair_acc *p = g_new0(struct pair_acc, 1);
+
+		*p = *r;
+		p->hull = dt_hull_pair_copy(r->hull);
+		p->marks = dt_hull_pair_copy(r->marks);
+		g_hash_table_insert(hulls, pair_key(r->a, r->b), p);
+		if (!p->hull || !p->marks)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * A flow's receives older than their host's cut, with their sends, go
+ * into the retired pairs (their samples) and counts; the sends older
+ * than their host's cut that no receive left needs go too.
+ */
+static int retire_flow(struct dt_sync *s, struct flow *f, const int64_t *cut)
+{
+	struct dt_seg *snd = (struct dt_seg *)(void *)f->sends->data;
+	struct dt_seg *rcv = (struct dt_seg *)(void *)f->recvs->data;
+	struct dt_seg_match *match = g_new(struct dt_seg_match,
+					   f->recvs->len ? f->recvs->len : 1);
+	bool *needed = g_new0(bool, f->sends->len ? f->sends->len : 1);
+	guint i, n = 0;
+	int err = 0;
+
+	if (dt_segs_match(snd, f->sends->len, rcv, f->recvs->len, match,
+			  NULL)) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < f->recvs->len; i++) {
+		const struct dt_seg *r = &rcv[i], *best;
+		struct pair_acc *p;
+		int a, b;
+
+		if (r->t >= cut[r->host] ||
+		    (match[i].send >= 0 &&
+		     snd[match[i].send].t >= cut[snd[match[i].send].host])) {
+			if (match[i].send >= 0)
+				needed[match[i].send] = true;
+			rcv[n++] = *r;
+			continue;
+		}
+		s->r_marks_unmatched += !r->net && !match[i].mark_send;
+		if (match[i].send < 0) {
+			s->r_unmatched++;
+			continue;
+		}
+		best = &snd[match[i].send];
+		s->r_matched++;
+		s->r_matched_net += best->net || r->net;
+		a = MIN(best->host, r->host);
+		b = MAX(best->host, r->host);
+		p = pair_of_hosts(s->retired, a, b);
+		err = p ? pair_add(p, best->host == a, best->t, r->t,
+				   best->net || r->net) : -ENOMEM;
+		if (err)
+			break;
+	}
+	g_array_set_size(f->recvs, n);
+	for (i = n = 0; i < f->sends->len; i++)
+		if (needed[i] || snd[i].t >= cut[snd[i].host])
+			snd[n++] = snd[i];
+	g_array_set_size(f->sends, n);
+out:
+	g_free(match);
+	g_free(needed);
+	return err;
+}
+
+int dt_sync_retire(struct dt_sync *s, const int64_t *cut)
+{
+	GHashTableIter it;
+	gpointer v;
+	int err = 0;
+
+	g_hash_table_iter_init(&it, s->flows);
+	while (!err && g_hash_table_iter_next(&it, NULL, &v)) {
+		struct flow *f = v;
+
+		err = retire_flow(s, f, cut);
+		if (!f->sends->len && !f->recvs->len)
+			g_hash_table_iter_remove(&it);
+	}
+	return err;
+}
+
+size_t dt_sync_kept(const struct dt_sync *s)
+{
+	GHashTableIter it;
+	gpointer v;
+	size_t n = 0;
+
+	g_hash_table_iter_init(&it, s->flows);
+	while (g_hash_table_iter_next(&it, NULL, &v)) {
+		const struct flow *f = v;
+
+		n += f->sends->len + f->recvs->len;
+	}
+	return n;
+}
+
 int dt_sync_solve(struct dt_sync *s, const char *reference)
 {
 	GHashTable *hulls = g_hash_table_new_full(g_direct_hash,
 		g_direct_equal, NULL, pair_acc_free);
 	GHashTableIter it;
 	gpointer v;
-	int ref, err = 0;
+	int ref, err;
 
-	s->matched = s->matched_net = s->unmatched = s->marks_unmatched = 0;
+	err = start_from_retired(s, hulls);
 	g_hash_table_iter_init(&it, s->flows);
 	while (!err && g_hash_table_iter_next(&it, NULL, &v))
 		err = match_flow(s, v, hulls);

@@ -102,6 +102,17 @@ int dt_sync_add_segment(struct dt_sync *s, int host, int is_send,
  */
 int dt_sync_solve(struct dt_sync *s, const char *reference);
 
+/*
+ * For a sync that lives as long as a live session (dtracer watch): the
+ * marks older than cut[host] (a time in that host's clock, per host
+ * index) leave, their samples kept in the pairs' hulls (whose vertices
+ * are all a hull keeps) and in the counts; a send a newer receive
+ * matches stays. Solve gives what it gave with them. 0 or -ENOMEM.
+ * dt_sync_kept: the marks kept (for tests).
+ */
+int dt_sync_retire(struct dt_sync *s, const int64_t *cut);
+size_t dt_sync_kept(const struct dt_sync *s);
+
 int dt_sync_n_hosts(const struct dt_sync *s);
 const struct dt_sync_host *dt_sync_host(const struct dt_sync *s, int i);
 int dt_sync_n_pairs(const struct dt_sync *s);

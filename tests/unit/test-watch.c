@@ -10,8 +10,11 @@
  * printed as a request of its own (no phantom); a host that stays
  * behind is named at the timeout, and the request prints once more when
  * it catches up, never again after; an event given again after an
- * attach is left out; --tree prints the tree. Times in ns, the
- * refresh's clock in us.
+ * attach is left out; --tree prints the tree. Then a long run of
+ * requests on three hosts, a client flagged by hand across all of them:
+ * the model that drops what was printed for good prints byte for byte
+ * what the one that keeps every event prints, and holds a fraction of
+ * it. Times in ns, the refresh's clock in us.
  */
 #define _DEFAULT_SOURCE
 #include <stdio.h>
@@ -24,7 +27,7 @@
 #define OFF 7000000000LL	/* b's clock, ahead of a's */
 #define TIMEOUT 5000000		/* us */
 
-static struct dt_watch *w;
+static struct dt_watch *w, *w2;	/* w2: fed the same, if not NULL */
 static char *buf;
 static size_t len, seen;
 
@@ -48,12 +51,26 @@ static struct dt_flow rev(struct dt_flow f)
 
 static const char *name(int h)
 {
-	return h ? "b" : "a";
+	return h == 2 ? "c" : h ? "b" : "a";
 }
+
+/* window(): events recorded here first, then fed in time order. */
+static struct rec {
+	int h;
+	long i;
+	struct dt_rq_event ev;
+} *recs;
+static long n_recs;
 
 static void add(int h, struct dt_rq_event ev)
 {
-	if (dt_watch_add(w, name(h), &ev))
+	if (recs) {
+		recs[n_recs] = (struct rec){ h, n_recs, ev };
+		n_recs++;
+		return;
+	}
+	if (dt_watch_add(w, name(h), &ev) ||
+	    (w2 && dt_watch_add(w2, name(h), &ev)))
 		ok(0, "dt_watch_add accepts the event");
 }
 
@@ -101,6 +118,16 @@ static void sys(int h, int64_t ts, int tid, int entry)
 static void progress(int h, int64_t ts)
 {
 	dt_watch_progress(w, name(h), ts);
+	if (w2)
+		dt_watch_progress(w2, name(h), ts);
+}
+
+/* prev switched out (state: 0 preempted, 1 sleeping) for next. */
+static void sw(int h, int64_t ts, int prev, int next, int state)
+{
+	add(h, (struct dt_rq_event){ .kind = DT_RQ_EV_SCHED_SWITCH, .ts = ts,
+				     .tid = prev, .pid = prev, .ctx_tid = prev,
+				     .next_tid = next, .prev_state = state });
 }
 
 static void other(int h, int64_t ts, int tid)
@@ -331,6 +358,143 @@ static void repeats(void)
 	ok(rows(printed()) == 0, "the last build prints nothing more");
 }
 
+/*
+ * Request i at t on a (client 100 or, odd ones, 101: each flagged by
+ * hand once) -> b (200 + i % 3) -> c (300 + i % 2) and back; b sleeps
+ * in its call to c; every 7th takes 15 ms at c (while the next one
+ * come: requests overlap), and the 8th, inside the 7th, waits for its
+ * timeout (a message to a host not followed) while the 7th prints; b's
+ * clock OFF ahead, c's 3 s behind; every 5 requests the hosts report
+ * their progress and both models refresh.
+ */
+static void one(int i, int64_t t)
+{
+	struct dt_flow ab = flow(0, 1, 41000 + i, 80);
+	struct dt_flow bc = flow(1, 2, 42000 + i, 8080);
+	int tb = 200 + i % 3, tc = 300 + i % 2, ta = 100 + i % 2;
+	int64_t c = -3000000000LL;
+
+	int64_t d = i % 7 == 6 ? 15000000 : 0;
+
+	sys(0, t, ta, 1);
+	send(0, t + 10000, ta, ab, 1, 100);
+	sys(0, t + 20000, ta, 0);
+	sw(0, t + 30000, ta, 0, 1);
+	recv(1, t + 100000 + OFF, ab, 1, 100);
+	flag(1, t + 110000 + OFF, tb, 1, ab);
+	sys(1, t + 120000 + OFF, tb, 1);
+	send(1, t + 130000 + OFF, tb, bc, 1, 80);
+	sw(1, t + 140000 + OFF, tb, 0, 1);
+	recv(2, t + 200000 + c, bc, 1, 80);
+	flag(2, t + 210000 + c, tc, 1, bc);
+	sys(2, t + 220000 + c, tc, 1);
+	if (i == 7)	/* to a host not followed: waits for its timeout */
+		send(2, t + 225000 + c, tc, flow(2, 3, 43000, 9999), 1, 10);
+	sys(2, t + 230000 + d + c, tc, 0);
+	send(2, t + 300000 + d + c, tc, rev(bc), 1, 500);
+	unflag(2, t + 310000 + d + c, tc, 2);
+	recv(1, t + 400000 + d + OFF, rev(bc), 1, 500);
+	sw(1, t + 410000 + d + OFF, 0, tb, 0);
+	sys(1, t + 420000 + d + OFF, tb, 0);
+	send(1, t + 500000 + d + OFF, tb, rev(ab), 1, 500);
+	unflag(1, t + 510000 + d + OFF, tb, 2);
+	recv(0, t + 600000 + d, rev(ab), 1, 500);
+	sw(0, t + 610000 + d, 0, ta, 0);
+	other(0, t + 620000 + d, ta);
+}
+
+static int64_t host_off(int h)
+{
+	return h == 1 ? OFF : h == 2 ? -3000000000LL : 0;
+}
+
+/* By time in a's clock, then as made. */
+static int by_time(const void *x, const void *y)
+{
+	const struct rec *p = x, *q = y;
+	int64_t a = p->ev.ts - host_off(p->h), b = q->ev.ts - host_off(q->h);
+
+	if (a != b)
+		return a < b ? -1 : 1;
+	return p->i < q->i ? -1 : p->i > q->i;
+}
+
+static void window(void)
+{
+	struct dt_watch_opts o = { .tree = true, .timeout_us = 200000,
+				   .reference = "a" };
+	char *kb = NULL, *db = NULL;
+	size_t kl = 0, dl = 0;
+	FILE *kf = open_memstream(&kb, &kl), *df = open_memstream(&db, &dl);
+	struct dt_watch *saved = w, *keep, *drop;
+	struct dt_watch_counts ck, cd;
+	size_t half = 0;
+	int64_t t = 1000000000LL;
+	int n = 400;
+
+	o.keep_all = true;
+	keep = dt_watch_new(&o, kf);
+	o.keep_all = false;
+	drop = dt_watch_new(&o, df);
+	w = keep;
+	w2 = drop;
+	recs = calloc((size_t)n * 32 + 2, sizeof(*recs));
+	flag(0, t - 1000, 100, 0, (struct dt_flow){ 0 });
+	flag(0, t - 900, 101, 0, (struct dt_flow){ 0 });
+	for (int i = 0; i < n; i++)
+		one(i, t + i * 10000000LL);
+	qsort(recs, (size_t)n_recs, sizeof(*recs), by_time);
+	{
+		struct rec *all = recs;
+		long k = 0;
+
+		recs = NULL;
+		/* every 50 ms of a's clock: what came, the hosts' progress,
+		 * a refresh of both */
+		for (int64_t now = t + 50000000; k < n_recs; now += 50000000) {
+			for (; k < n_recs && all[k].ev.ts - host_off(all[k].h) < now; k++)
+				add(all[k].h, all[k].ev);
+			for (int h = 0; h < 3; h++)
+				progress(h, now - 1 + host_off(h));
+			dt_watch_refresh(keep, now / 1000, false, NULL, NULL);
+			dt_watch_refresh(drop, now / 1000, false, NULL, NULL);
+			if (!half && k >= n_recs / 2) {
+				dt_watch_counts(drop, &cd);
+				half = cd.kept;
+			}
+		}
+		t = all[n_recs - 1].ev.ts;
+		free(all);
+		n_recs = 0;
+	}
+	dt_watch_refresh(keep, t / 1000, true, NULL, NULL);
+	dt_watch_refresh(drop, t / 1000, true, NULL, NULL);
+	fclose(kf);
+	fclose(df);
+	dt_watch_counts(keep, &ck);
+	dt_watch_counts(drop, &cd);
+	ok(ck.printed == (uint64_t)n && cd.printed == (uint64_t)n &&
+	   ck.timed_out == 1 && cd.timed_out == 1 && !ck.updated &&
+	   !cd.updated && !cd.late_events,
+	   "%d requests on 3 hosts: each printed once by both models "
+	   "(%llu, %llu)", n, (unsigned long long)ck.printed,
+	   (unsigned long long)cd.printed);
+	ok(kl > 0 && kl == dl && !memcmp(kb, db, kl),
+	   "the model that drops what was printed for good prints what the "
+	   "one that keeps every event prints, byte for byte (%zu and %zu "
+	   "bytes)", kl, dl);
+	ok(cd.kept * 20 < ck.kept && cd.kept <= half + half / 10,
+	   "... holding a twentieth of it or less, no more at the end than "
+	   "halfway (%llu entries, %zu halfway; %llu kept by the other)",
+	   (unsigned long long)cd.kept, half, (unsigned long long)ck.kept);
+	dt_watch_free(keep);
+	dt_watch_free(drop);
+	free(kb);
+	free(db);
+	w = saved;
+	w2 = NULL;
+}
+
 int main(void)
 {
 	struct dt_watch_opts o = { .tree = true, .timeout_us = TIMEOUT,
@@ -344,6 +508,7 @@ int main(void)
 	phantom();
 	behind();
 	repeats();
+	window();
 	dt_watch_free(w);
 	fclose(out);
 	free(buf);
