@@ -27,6 +27,8 @@
  *                           (rq_summarize_spans, rq_fill_requests)
  *
  * Each stage may use the ones before it, never those after.
+ * requests-window.c keeps a builder across a live session (dtracer
+ * watch): copies it before stage 2, maps its times, drops what ended.
  * See requests.h and docs/architecture.md, "Requests".
  */
 #define _DEFAULT_SOURCE
