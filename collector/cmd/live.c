@@ -278,7 +278,8 @@ static void listed(struct dt_live *l, const bt_value *m)
 	else if (!s->quiet)
 		followed_again(s);
 	if (l->ops->attached)
-		l->ops->attached(l->data, s->host);
+		l->ops->attached(l->data, s->host,
+				 s->attaches > 1 && s->was_lost);
 }
 
 /* Ask the relayd which sessions it serves live. */

@@ -22,8 +22,10 @@ struct dt_live_ops {
 	/* One line for the user: a session followed, ended, lost. */
 	void (*note)(void *data, const char *text);
 	/* host's session is followed (again): its events from now on may
-	 * repeat some already given, if the relayd sent them again. */
-	void (*attached)(void *data, const char *host);
+	 * repeat some already given, if the relayd sent them again; lost:
+	 * it was lost (not ended) before, and what reached the relayd
+	 * meanwhile is skipped (docs/limitations.md, "Live"). */
+	void (*attached)(void *data, const char *host, bool lost);
 	/* host's session has nothing older than ts (ns from its clock's
 	 * origin, as its events') to come: it was quiet until then. */
 	void (*progress)(void *data, const char *host, int64_t ts);

@@ -59,6 +59,15 @@
 
 #define WATCH_SAME_START_NS 1000	/* a root's start, across builds:
 					 * the maps' rounding, inverted */
+#define WATCH_GAP_SLACK_NS 2000000000LL	/* after a re-attach, until the
+					 * first event: packets a stream
+					 * flushed before it, a live period
+					 * (1 s by default) at most, twice */
+
+/* After a lost session is followed again: its events may be missing. */
+struct gap {
+	int64_t from, to;	/* the host's own clock */
+};
 
 struct whost {
 	char *name;
@@ -71,6 +80,8 @@ struct whost {
 	int64_t floor;		/* since the last attach: older is a repeat */
 	uint64_t repeated;	/* events left out as repeats */
 	int64_t cut;		/* older events: in the base, or left out */
+	GArray *gaps;		/* struct gap; the last open (to INT64_MAX)
+				 * until an event or progress after it */
 	uint64_t late_events;	/* left out: older than the cut */
 	int idx;		/* index in w->hosts and in the base */
 	/* the clock sync, as last said */
@@ -104,7 +115,8 @@ struct dt_watch {
 	int next_id;
 	bool dirty, head;
 	int waiting;		/* requests seen, not printed yet */
-	uint64_t events, printed, updated, timed_out, late;
+	GString *scratch;
+	uint64_t events, printed, updated, timed_out, late, maybe_missing;
 };
 
 static void say(struct dt_watch *w, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
@@ -140,6 +152,7 @@ static struct whost *host_get(struct dt_watch *w, const char *name)
 	h->name = g_strdup(name);
 	h->sync = dt_sync_host_index(w->sync, name);
 	h->evs = g_array_new(FALSE, FALSE, sizeof(struct dt_rq_event));
+	h->gaps = g_array_new(FALSE, FALSE, sizeof(struct gap));
 	h->last_ts = h->floor = h->progress = h->cut = INT64_MIN;
 	h->idx = dt_rq_host(w->base, name);
 	if (h->idx != (int)w->hosts->len)
@@ -150,14 +163,33 @@ static struct whost *host_get(struct dt_watch *w, const char *name)
 	return h;
 }
 
-int dt_watch_attached(struct dt_watch *w, const char *host)
+int dt_watch_attached(struct dt_watch *w, const char *host, bool lost)
 {
 	struct whost *h = host_get(w, host);
+	struct gap g = { MAX(h->last_ts, h->progress), INT64_MAX };
 
 	if (h->sync < 0)
 		return -ENOMEM;
 	h->floor = h->last_ts;
+	if (lost && g.from != INT64_MIN &&
+	    (!h->gaps->len ||
+	     g_array_index(h->gaps, struct gap, h->gaps->len - 1).to !=
+	     INT64_MAX))
+		g_array_append_val(h->gaps, g);
 	return 0;
+}
+
+/* The open gap, if any, ends a live period after ts. */
+static void gap_close(struct whost *h, int64_t ts)
+{
+	struct gap *g;
+
+	if (!h->gaps->len)
+		return;
+	g = &g_array_index(h->gaps, struct gap, h->gaps->len - 1);
+	if (g->to == INT64_MAX)
+		g->to = ts > INT64_MAX - WATCH_GAP_SLACK_NS ? INT64_MAX - 1 :
+			ts + WATCH_GAP_SLACK_NS;
 }
 
 void dt_watch_progress(struct dt_watch *w, const char *host, int64_t ts)
@@ -167,6 +199,7 @@ void dt_watch_progress(struct dt_watch *w, const char *host, int64_t ts)
 	if (ts > h->progress) {
 		h->progress = ts;
 		w->dirty = true;
+		gap_close(h, ts);
 	}
 }
 
@@ -182,6 +215,7 @@ static void host_free(gpointer p)
 	struct whost *h = p;
 
 	g_array_free(h->evs, TRUE);
+	g_array_free(h->gaps, TRUE);
 	g_free(h->name);
 	g_free(h);
 }
@@ -204,6 +238,7 @@ int dt_watch_add(struct dt_watch *w, const char *host,
 	}
 	if (ev.ts > h->last_ts)
 		h->last_ts = ev.ts;
+	gap_close(h, ev.ts);
 	if (ev.procname)
 		ev.procname = g_string_chunk_insert_const(w->strings,
 							  ev.procname);
@@ -388,6 +423,45 @@ static void pending(const struct dt_rq_model *m, const struct dt_rq_request *r,
 		*unreceived += m->messages[r->messages[i]].to_span < 0;
 }
 
+/*
+ * The aligned hosts with a gap (dt_watch_attached) across the request
+ * (the merged clock, widened by their clock bound): their names to
+ * names, their count.
+ */
+static int gaps_across(struct dt_watch *w, const struct dt_rq_request *r,
+		       GString *names)
+{
+	int n = 0;
+
+	for (guint i = 0; i < w->hosts->len; i++) {
+		struct whost *h = g_ptr_array_index(w->hosts, i);
+		const struct dt_sync_host *s;
+
+		if (h->sync < 0 || !h->gaps->len)
+			continue;
+		s = dt_sync_host(w->sync, h->sync);
+		if (!s->is_reference && s->via < 0)
+			continue;
+		for (guint k = 0; k < h->gaps->len; k++) {
+			const struct gap *g = &g_array_index(h->gaps,
+							     struct gap, k);
+			long double a = dt_clock_map_apply(&s->map, g->from) -
+					s->uncertainty;
+			long double b = g->to == INT64_MAX ? INFINITY :
+				dt_clock_map_apply(&s->map, g->to) +
+				s->uncertainty;
+
+			if (a <= r->end_ns && b >= r->start_ns) {
+				g_string_append_printf(names, "%s%s",
+						       n ? ", " : "", h->name);
+				n++;
+				break;
+			}
+		}
+	}
+	return n;
+}
+
 static void print_request(struct dt_watch *w, const struct dt_rq_model *m,
 			  int i, struct shown *s, int open, int unreceived,
 			  const char *late_hosts, bool update, int64_t now_us)
@@ -415,6 +489,13 @@ static void print_request(struct dt_watch *w, const struct dt_rq_model *m,
 		say(w, "request %d printed after %.1f s without %s past its "
 		    "end: their events may be missing", s->id,
 		    w->o.timeout_us / 1e6, late_hosts);
+	g_string_truncate(w->scratch, 0);
+	if (gaps_across(w, r, w->scratch)) {
+		say(w, "request %d may lack events of %s: its session was "
+		    "lost and followed again across it, and what reached the "
+		    "relayd meanwhile is skipped", s->id, w->scratch->str);
+		w->maybe_missing += !s->printed;
+	}
 	if (w->o.delays && !clock_gettime(CLOCK_REALTIME, &now))
 		say(w, "request %d printed %.3f s after its end (this machine's "
 		    "clock against the reference host's)", s->id,
@@ -521,11 +602,19 @@ static long double cut_of(struct dt_watch *w, const struct dt_rq_model *m,
 	return c - 2 * bound - 1e6;
 }
 
-/* The printed requests before each host's cut, forgotten. */
+/* The printed requests and the gaps before each host's cut, forgotten. */
 static void forget(struct dt_watch *w)
 {
 	GHashTableIter it;
 	gpointer k, v;
+
+	for (guint i = 0; i < w->hosts->len; i++) {
+		struct whost *h = g_ptr_array_index(w->hosts, i);
+
+		while (h->gaps->len &&
+		       g_array_index(h->gaps, struct gap, 0).to < h->cut)
+			g_array_remove_index(h->gaps, 0);
+	}
 
 	g_hash_table_iter_init(&it, w->shown);
 	while (g_hash_table_iter_next(&it, &k, &v)) {
@@ -668,6 +757,7 @@ void dt_watch_counts(const struct dt_watch *w, struct dt_watch_counts *c)
 				       .timed_out = w->timed_out,
 				       .updated = w->updated,
 				       .late = w->late,
+				       .maybe_missing = w->maybe_missing,
 				       .hosts = w->hosts->len,
 				       .kept = dt_rq_builder_size(w->base) +
 					       dt_sync_kept(w->sync) +
@@ -691,6 +781,7 @@ struct dt_watch *dt_watch_new(const struct dt_watch_opts *o, FILE *out)
 	w->hosts = g_ptr_array_new_with_free_func(host_free);
 	w->by_name = g_hash_table_new(g_str_hash, g_str_equal);
 	w->strings = g_string_chunk_new(4096);
+	w->scratch = g_string_new(NULL);
 	w->sync = dt_sync_new();
 	w->base = dt_rq_builder_new();
 	w->cut = -INFINITY;
@@ -712,6 +803,7 @@ void dt_watch_free(struct dt_watch *w)
 	dt_rq_builder_free(w->base);
 	g_hash_table_destroy(w->by_name);
 	g_string_chunk_free(w->strings);
+	g_string_free(w->scratch, TRUE);
 	dt_sync_free(w->sync);
 	g_free(w);
 }

@@ -40,8 +40,15 @@ void dt_watch_free(struct dt_watch *w);
  */
 int dt_watch_add(struct dt_watch *w, const char *host,
 		 const struct dt_rq_event *ev);
-/* host's session is followed (again) from now on. 0 or -ENOMEM. */
-int dt_watch_attached(struct dt_watch *w, const char *host);
+/*
+ * host's session is followed (again) from now on; lost: it was lost
+ * before, and what reached the relayd meanwhile will not come (lttng-live
+ * attaches at the newest data): from host's position then to its first
+ * event or progress after, and a live period (2 s) more, its events may
+ * be missing, and each request printed across that gap says so. 0 or
+ * -ENOMEM.
+ */
+int dt_watch_attached(struct dt_watch *w, const char *host, bool lost);
 /*
  * host's session has nothing older than ts (host's own clock) to come:
  * its position while quiet (lttng-live's inactivity messages).
@@ -70,6 +77,7 @@ int dt_watch_waiting(const struct dt_watch *w);
 struct dt_watch_counts {
 	uint64_t events, printed, timed_out, updated;
 	uint64_t late;		/* settled requests that changed after */
+	uint64_t maybe_missing;	/* printed across a host's gap */
 	uint64_t discarded, repeated;
 	uint64_t late_events;	/* older than their host's cut: left out */
 	uint64_t kept;		/* events and entries held (tests, bench) */

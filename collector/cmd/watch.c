@@ -62,11 +62,11 @@ static void on_discarded(void *data, const char *host, uint64_t n)
 	dt_watch_discarded(w->model, host, n);
 }
 
-static void on_attached(void *data, const char *host)
+static void on_attached(void *data, const char *host, bool lost)
 {
 	struct watch *w = data;
 
-	if (dt_watch_attached(w->model, host))
+	if (dt_watch_attached(w->model, host, lost))
 		dt_watch_say(w->model, "out of memory");
 }
 
@@ -253,9 +253,10 @@ static void watch_end(struct watch *w, const struct dt_live *l)
 	dt_live_gaps(l, &lost, &gap);
 	s = g_strdup_printf("stopped: %" PRIu64 " requests printed (%" PRIu64
 			    " incomplete when printed, %" PRIu64 " updates, %"
-			    PRIu64 " changed after) from %" PRIu64 " events of "
-			    "%u hosts", c.printed, c.timed_out, c.updated,
-			    c.late, c.events, c.hosts);
+			    PRIu64 " changed after, %" PRIu64 " that may lack "
+			    "a host's events) from %" PRIu64 " events of %u "
+			    "hosts", c.printed, c.timed_out, c.updated, c.late,
+			    c.maybe_missing, c.events, c.hosts);
 	dt_watch_say(w->model, s);
 	g_free(s);
 	s = g_strdup_printf("lost: %" PRIu64 " events discarded by the hosts' "

@@ -10,7 +10,9 @@
  * printed as a request of its own (no phantom); a host that stays
  * behind is named at the timeout, and the request prints once more when
  * it catches up, never again after; an event given again after an
- * attach is left out; --tree prints the tree. Then a long run of
+ * attach is left out; --tree prints the tree; a request across the
+ * gap a lost session leaves when followed again says which host's
+ * events may be missing, one after it does not. Then a long run of
  * requests on three hosts, a client flagged by hand across all of them:
  * the model that drops what was printed for good prints byte for byte
  * what the one that keeps every event prints, and holds a fraction of
@@ -344,7 +346,7 @@ static void repeats(void)
 	struct dt_watch_counts c;
 	struct dt_flow f = flow(0, 1, 40002, 80);
 
-	dt_watch_attached(w, "b");
+	dt_watch_attached(w, "b", false);
 	recv(1, 1500400 + OFF, f, 1, 60);
 	unflag(1, 1501100 + OFF, 201, 2);
 	dt_watch_counts(w, &c);
@@ -495,6 +497,66 @@ static void window(void)
 	w2 = NULL;
 }
 
+/* a -> b at t and back, complete (b's part, if b_too). */
+static void exchange(int64_t t, int port, int tid, bool b_too)
+{
+	struct dt_flow f = flow(0, 1, port, 80);
+
+	sys(0, t, 100, 1);
+	send(0, t + 100, 100, f, 1, 60);
+	sys(0, t + 200, 100, 0);
+	if (b_too) {
+		recv(1, t + 400 + OFF, f, 1, 60);
+		flag(1, t + 500 + OFF, tid, 1, f);
+		send(1, t + 1000 + OFF, tid, rev(f), 5000, 100);
+		unflag(1, t + 1100 + OFF, tid, 2);
+	}
+	recv(0, t + 1300, rev(f), 5000, 100);
+	other(0, t + 1400, 100);
+}
+
+/*
+ * b's session lost and followed again: what b sent the relayd meanwhile
+ * never comes, until b's first news after (then a live period of
+ * slack, 2 s). A request across that gap says b's events may be
+ * missing; one after it does not.
+ */
+static void gap(void)
+{
+	int64_t t = 20000000, now = 10 * TIMEOUT;
+	struct dt_watch_counts c;
+	const char *s;
+
+	exchange(t, 40010, 210, true);
+	progress(0, t + 500000);
+	progress(1, t + 500000 + OFF);
+	dt_watch_refresh(w, now, false, changed, NULL);
+	s = printed();
+	ok(rows(s) == 1 && !strstr(s, "may lack"),
+	   "before the drop: a request prints, nothing missing");
+	dt_watch_attached(w, "b", true);
+	exchange(t + 1000000, 40011, 211, false);	/* b's part skipped */
+	progress(1, t + 2000000 + OFF);	/* b's first news: the gap's end */
+	exchange(t + 3000000000LL, 40012, 212, true);
+	progress(0, t + 3001000000LL);
+	progress(1, t + 3001000000LL + OFF);
+	dt_watch_refresh(w, now + 1, false, changed, NULL);
+	s = printed();
+	ok(rows(s) == 1 && !strstr(s, "may lack"),
+	   "after the gap's end: a complete request prints, nothing said "
+	   "missing");
+	dt_watch_refresh(w, now + 1 + TIMEOUT, false, changed, NULL);
+	s = printed();
+	ok(rows(s) == 1 && strstr(s, "incomplete") &&
+	   strstr(s, "may lack events of b: its session was lost and "
+		     "followed again across it"),
+	   "the request across the gap: printed at its timeout, saying b's "
+	   "events may be missing");
+	dt_watch_counts(w, &c);
+	ok(c.maybe_missing == 1, "counted: 1 request that may lack a host's "
+	   "events (%llu)", (unsigned long long)c.maybe_missing);
+}
+
 int main(void)
 {
 	struct dt_watch_opts o = { .tree = true, .timeout_us = TIMEOUT,
@@ -508,6 +570,7 @@ int main(void)
 	phantom();
 	behind();
 	repeats();
+	gap();
 	window();
 	dt_watch_free(w);
 	fclose(out);
