@@ -579,7 +579,9 @@ static long double cut_of(struct dt_watch *w, const struct dt_rq_model *m,
 			dt_sync_host(w->sync, h->sync);
 		int64_t mark = MAX(h->last_ts, h->progress);
 
-		if (mark == INT64_MIN)
+		/* no event yet (not recording, or quiet): nothing to drop
+		 * of it, and its clock may never align */
+		if (h->last_ts == INT64_MIN)
 			continue;
 		if (h->sync < 0 || (!s->is_reference && s->via < 0))
 			return -INFINITY;
@@ -648,10 +650,14 @@ static int advance(struct dt_watch *w, const struct dt_rq_model *m,
 		sync_cut[i] = INT64_MIN;
 	for (guint i = 0; i < w->hosts->len; i++) {
 		struct whost *h = g_ptr_array_index(w->hosts, i);
-		int64_t own = own_time(map_of(w, h), (int64_t)c);
 		guint k = 0;
 
-		h->cut = MAX(h->cut, own);
+		/* a host with no event yet keeps no cut: its clock may not
+		 * be aligned when its first events come */
+		cut[i] = h->cut;
+		if (h->last_ts == INT64_MIN || h->sync < 0)
+			continue;
+		h->cut = MAX(h->cut, own_time(map_of(w, h), (int64_t)c));
 		while (k < h->evs->len &&
 		       g_array_index(h->evs, struct dt_rq_event, k).ts < h->cut)
 			k++;

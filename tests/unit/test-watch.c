@@ -12,7 +12,8 @@
  * it catches up, never again after; an event given again after an
  * attach is left out; --tree prints the tree; a request across the
  * gap a lost session leaves when followed again says which host's
- * events may be missing, one after it does not. Then a long run of
+ * events may be missing, one after it does not; a host that joins late
+ * with its clock behind loses nothing. Then a long run of
  * requests on three hosts, a client flagged by hand across all of them:
  * the model that drops what was printed for good prints byte for byte
  * what the one that keeps every event prints, and holds a fraction of
@@ -557,6 +558,48 @@ static void gap(void)
 	   "events (%llu)", (unsigned long long)c.maybe_missing);
 }
 
+/*
+ * c, followed but quiet while requests are printed for good and dropped,
+ * then in one, its clock 3 s behind a's: none of its events is taken for
+ * one older than what was dropped.
+ */
+static void late_join(void)
+{
+	struct dt_flow f = flow(0, 2, 40020, 80);
+	int64_t t = 9000000000LL, c = -3000000000LL, now = 20 * TIMEOUT;
+	struct dt_watch_counts c0, c1;
+	const char *s;
+
+	dt_watch_attached(w, "c", false);	/* no event, no progress */
+	exchange(t - 500000000LL, 40021, 213, true);
+	progress(0, t - 400000000LL);
+	progress(1, t - 400000000LL + OFF);
+	dt_watch_refresh(w, now, false, changed, NULL);
+	dt_watch_refresh(w, now + 1, false, changed, NULL);
+	ok(rows(printed()) == 1, "a request on a and b while c is quiet");
+	dt_watch_counts(w, &c0);
+	sys(0, t, 100, 1);
+	send(0, t + 100, 100, f, 1, 60);
+	sys(0, t + 200, 100, 0);
+	recv(2, t + 400 + c, f, 1, 60);
+	flag(2, t + 500 + c, 301, 1, f);
+	send(2, t + 1000 + c, 301, rev(f), 5000, 100);
+	unflag(2, t + 1100 + c, 301, 2);
+	recv(0, t + 1300, rev(f), 5000, 100);
+	other(0, t + 1400, 100);
+	progress(0, t + 1000000);
+	progress(1, t + 1000000 + OFF);
+	progress(2, t + 1000000 + c);
+	dt_watch_refresh(w, now + 2, false, changed, NULL);
+	s = printed();
+	dt_watch_counts(w, &c1);
+	ok(c1.late_events == c0.late_events && rows(s) == 1 &&
+	   strstr(s, "  c proc[301]  +"),
+	   "then c's first request: none of its events left out (%llu), "
+	   "its span in the request", (unsigned long long)
+	   (c1.late_events - c0.late_events));
+}
+
 int main(void)
 {
 	struct dt_watch_opts o = { .tree = true, .timeout_us = TIMEOUT,
@@ -571,6 +614,7 @@ int main(void)
 	behind();
 	repeats();
 	gap();
+	late_join();
 	window();
 	dt_watch_free(w);
 	fclose(out);
