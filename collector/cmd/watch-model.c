@@ -116,6 +116,7 @@ struct dt_watch {
 	bool dirty, head;
 	int waiting;		/* requests seen, not printed yet */
 	GString *scratch;
+	GPtrArray *page;	/* o.page: struct dt_rq_model of request ID */
 	uint64_t events, printed, updated, timed_out, late, maybe_missing;
 };
 
@@ -471,6 +472,17 @@ static void print_request(struct dt_watch *w, const struct dt_rq_model *m,
 
 	if (s->id < 0)
 		s->id = w->next_id++;
+	if (w->o.page) {	/* its model, as printed now, for the page */
+		struct dt_rq_model *x = dt_rq_model_extract(m, i);
+
+		if ((guint)s->id >= w->page->len)
+			g_ptr_array_set_size(w->page, s->id + 1);
+		dt_rq_model_free(g_ptr_array_index(w->page, s->id));
+		g_ptr_array_index(w->page, s->id) = x;
+		if (!x)
+			say(w, "out of memory: request %d is not on the page",
+			    s->id);
+	}
 	if (!w->head || w->o.tree) {
 		dt_rq_print_head(w->out);
 		w->head = true;
@@ -737,8 +749,19 @@ int dt_watch_refresh(struct dt_watch *w, int64_t now, bool final,
 		}
 	}
 	g_string_free(late, TRUE);
-	if (any && changed)
+	if (any && changed && w->o.page) {
+		struct dt_rq_model *p = dt_rq_model_join(
+			(struct dt_rq_model *const *)w->page->pdata,
+			(int)w->page->len);
+
+		if (p)
+			changed(data, p);
+		else
+			say(w, "out of memory: the page is not written");
+		dt_rq_model_free(p);
+	} else if (any && changed) {
 		changed(data, m);
+	}
 	err = advance(w, m, now);
 	dt_rq_model_free(m);
 	if (err)
@@ -788,6 +811,8 @@ struct dt_watch *dt_watch_new(const struct dt_watch_opts *o, FILE *out)
 	w->by_name = g_hash_table_new(g_str_hash, g_str_equal);
 	w->strings = g_string_chunk_new(4096);
 	w->scratch = g_string_new(NULL);
+	w->page = g_ptr_array_new_with_free_func(
+		(GDestroyNotify)dt_rq_model_free);
 	w->sync = dt_sync_new();
 	w->base = dt_rq_builder_new();
 	w->cut = -INFINITY;
@@ -810,6 +835,7 @@ void dt_watch_free(struct dt_watch *w)
 	g_hash_table_destroy(w->by_name);
 	g_string_chunk_free(w->strings);
 	g_string_free(w->scratch, TRUE);
+	g_ptr_array_free(w->page, TRUE);
 	dt_sync_free(w->sync);
 	g_free(w);
 }

@@ -24,6 +24,8 @@ struct dt_watch_opts {
 	int64_t timeout_us;	/* print an incomplete request after this */
 	const char *reference;	/* the clock's host; NULL: the sync's */
 	bool keep_all;		/* keep every event (tests compare) */
+	bool page;		/* keep each printed request's model: the
+				 * refresh's changed() gets them all */
 };
 
 struct dt_watch;
@@ -64,7 +66,9 @@ void dt_watch_say(struct dt_watch *w, const char *text);
  * Build and print what completed, timed out (now_us, a monotonic clock
  * in us, against when each request was first seen) or changed; final:
  * print every request still waiting. changed, if not NULL, gets the
- * model when something printed. 0, or -ENOMEM (said).
+ * model when something printed: with page, every request printed so
+ * far (each as last printed, in the order first printed); else the
+ * build's. 0, or -ENOMEM (said).
  */
 int dt_watch_refresh(struct dt_watch *w, int64_t now_us, bool final,
 		     void (*changed)(void *data, const struct dt_rq_model *m),

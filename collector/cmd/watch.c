@@ -132,11 +132,9 @@ static int watch_usage(FILE *f)
 		"does; --tree adds\n"
 		"  its tree. Clocks are aligned from the marks as they come. "
 		"--html FILE:\n"
-		"  the view page (dtracer view) of every request so far, "
-		"rewritten whenever\n"
-		"  a request prints (the watcher then keeps every event; "
-		"without it, only\n"
-		"  what requests not printed for good need).\n"
+		"  the view page (dtracer view) of every request printed so "
+		"far, rewritten\n"
+		"  whenever a request prints.\n"
 		"  --delays: how long after its end each request printed (by "
 		"this machine's\n"
 		"  clock: meaningful when the reference host is this one). "
@@ -214,7 +212,7 @@ static int watch_parse(int argc, char **argv, struct watch *w, char **url)
 			break;
 		case 'H':
 			w->html = p.arg;
-			w->o.keep_all = true;	/* the page shows them all */
+			w->o.page = true;	/* every request printed */
 			break;
 		case 'i':
 			w->title = p.arg;

@@ -66,6 +66,17 @@ void dt_rq_builder_retire(struct dt_rq_builder *b, const int64_t *cut);
 size_t dt_rq_builder_size(const struct dt_rq_builder *b);
 
 /*
+ * Models of chosen requests (requests-subset.c): request taken out of
+ * m alone; parts (NULL ones skipped; their hosts the same list) put
+ * together, in order. Each a model of its own, ids renumbered; NULL on
+ * ENOMEM.
+ */
+struct dt_rq_model *dt_rq_model_extract(const struct dt_rq_model *m,
+					int request);
+struct dt_rq_model *dt_rq_model_join(struct dt_rq_model *const *parts,
+				     int n);
+
+/*
  * Read a merged directory (dtracer merge's OUT: OUT/ctf and OUT/sync.txt;
  * or any directory of CTF traces) into a model. 0, or -1 with *error
  * set.

@@ -422,6 +422,50 @@ static int by_time(const void *x, const void *y)
 	return p->i < q->i ? -1 : p->i > q->i;
 }
 
+/* The page's requests (o.page): their trees, as the last page has them. */
+static char *page_buf;
+static size_t page_len;
+static int page_requests;
+
+static void page_trees(void *data, const struct dt_rq_model *m)
+{
+	FILE *f;
+
+	(void)data;
+	free(page_buf);
+	page_buf = NULL;
+	f = open_memstream(&page_buf, &page_len);
+	for (int i = 0; i < m->n_requests; i++) {
+		dt_rq_print_tree_as(m, i, i, f);
+		fputc('\n', f);
+	}
+	fclose(f);
+	page_requests = m->n_requests;
+}
+
+/* The trees in a watcher's output: each "request N:" to its blank line. */
+static char *trees_of(const char *out)
+{
+	char *t = calloc(1, strlen(out) + 1), *e = t;
+	bool in = false;
+
+	for (const char *l = out; *l;) {
+		const char *nl = strchr(l, '\n');
+		size_t n = nl ? (size_t)(nl - l) + 1 : strlen(l);
+
+		if (!strncmp(l, "request ", 8))
+			in = true;
+		if (in) {
+			memcpy(e, l, n);
+			e += n;
+		}
+		if (n == 1)
+			in = false;
+		l += n;
+	}
+	return t;
+}
+
 static void window(void)
 {
 	struct dt_watch_opts o = { .tree = true, .timeout_us = 200000,
@@ -438,6 +482,7 @@ static void window(void)
 	o.keep_all = true;
 	keep = dt_watch_new(&o, kf);
 	o.keep_all = false;
+	o.page = true;
 	drop = dt_watch_new(&o, df);
 	w = keep;
 	w2 = drop;
@@ -460,7 +505,8 @@ static void window(void)
 			for (int h = 0; h < 3; h++)
 				progress(h, now - 1 + host_off(h));
 			dt_watch_refresh(keep, now / 1000, false, NULL, NULL);
-			dt_watch_refresh(drop, now / 1000, false, NULL, NULL);
+			dt_watch_refresh(drop, now / 1000, false, page_trees,
+					 NULL);
 			if (!half && k >= n_recs / 2) {
 				dt_watch_counts(drop, &cd);
 				half = cd.kept;
@@ -471,7 +517,7 @@ static void window(void)
 		n_recs = 0;
 	}
 	dt_watch_refresh(keep, t / 1000, true, NULL, NULL);
-	dt_watch_refresh(drop, t / 1000, true, NULL, NULL);
+	dt_watch_refresh(drop, t / 1000, true, page_trees, NULL);
 	fclose(kf);
 	fclose(df);
 	dt_watch_counts(keep, &ck);
@@ -490,6 +536,18 @@ static void window(void)
 	   "... holding a twentieth of it or less, no more at the end than "
 	   "halfway (%llu entries, %zu halfway; %llu kept by the other)",
 	   (unsigned long long)cd.kept, half, (unsigned long long)ck.kept);
+	{
+		char *printed_trees = trees_of(db);
+
+		ok(page_requests == n && page_buf &&
+		   !strcmp(page_buf, printed_trees),
+		   "--html's page (the model of every request printed, kept "
+		   "without their events): its %d trees are the %d printed "
+		   "(%zu bytes)", page_requests, n, page_len);
+		free(printed_trees);
+		free(page_buf);
+		page_buf = NULL;
+	}
 	dt_watch_free(keep);
 	dt_watch_free(drop);
 	free(kb);
