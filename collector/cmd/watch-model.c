@@ -349,32 +349,75 @@ static gint64 *root_key(int host, int32_t tid)
 	return &k;
 }
 
-/* The request as known across builds (by its root), NULL on ENOMEM. */
-static struct shown *shown_of(struct dt_watch *w, const struct dt_rq_model *m,
-			      const struct dt_rq_request *r, int64_t now_us)
+/* The list of requests rooted at (host, tid), made if need be. */
+static GPtrArray *shown_list(struct dt_watch *w, int host, int32_t tid)
 {
-	const struct dt_rq_span *root = &m->spans[r->root];
-	int host = root->host;	/* the model's hosts are w->hosts */
-	int64_t own = own_time(map_of(w, g_ptr_array_index(w->hosts, host)),
-			       r->start_ns);
-	GPtrArray *same = g_hash_table_lookup(w->shown,
-					      root_key(host, root->tid));
-	struct shown *s;
+	GPtrArray *same = g_hash_table_lookup(w->shown, root_key(host, tid));
 
 	if (!same) {
 		same = g_ptr_array_new_with_free_func(g_free);
 		g_hash_table_insert(w->shown,
-				    g_memdup2(root_key(host, root->tid),
+				    g_memdup2(root_key(host, tid),
 					      sizeof(gint64)), same);
 	}
-	for (guint i = same->len; i-- > 0;) {
-		s = g_ptr_array_index(same, i);
-		if (llabs(s->own_start - own) <= WATCH_SAME_START_NS)
-			return s;
+	return same;
+}
+
+/* The request rooted at host's tid from own (its clock): its index in
+ * same, or -1. */
+static int shown_at(GPtrArray *same, int64_t own)
+{
+	for (guint i = same->len; i-- > 0;)
+		if (llabs(((struct shown *)g_ptr_array_index(same, i))
+				  ->own_start - own) <= WATCH_SAME_START_NS)
+			return (int)i;
+	return -1;
+}
+
+static int64_t own_start_of(struct dt_watch *w, const struct dt_rq_span *sp)
+{
+	return own_time(map_of(w, g_ptr_array_index(w->hosts, sp->host)),
+			sp->start_ns);
+}
+
+/*
+ * The request as known across builds: by its root (host, thread and
+ * start in that host's clock, which the maps do not change); else, a
+ * request printed before rooted at one of its spans (printed at its
+ * timeout while the root's host was behind: its root has come since),
+ * known by its new root from now on; else a new one.
+ */
+static struct shown *shown_of(struct dt_watch *w, const struct dt_rq_model *m,
+			      const struct dt_rq_request *r, int64_t now_us)
+{
+	const struct dt_rq_span *root = &m->spans[r->root];
+	GPtrArray *same = shown_list(w, root->host, root->tid);
+	int64_t own = own_start_of(w, root);
+	int k = shown_at(same, own);
+	struct shown *s;
+
+	if (k >= 0)
+		return g_ptr_array_index(same, k);
+	for (int i = 0; i < r->n_spans; i++) {
+		const struct dt_rq_span *sp = &m->spans[r->spans[i]];
+		GPtrArray *was = g_hash_table_lookup(w->shown,
+						     root_key(sp->host,
+							      sp->tid));
+
+		if (sp == root || !was ||
+		    (k = shown_at(was, own_start_of(w, sp))) < 0 ||
+		    !((struct shown *)g_ptr_array_index(was, k))->printed)
+			continue;
+		s = g_ptr_array_steal_index(was, k);
+		s->host = root->host;
+		s->tid = root->tid;
+		s->own_start = own;
+		g_ptr_array_add(same, s);
+		return s;
 	}
 	s = g_new0(struct shown, 1);
 	s->id = -1;
-	s->host = host;
+	s->host = root->host;
 	s->tid = root->tid;
 	s->own_start = own;
 	s->first_seen_us = now_us;
@@ -560,9 +603,11 @@ static void say_sync(struct dt_watch *w)
 /*
  * Printed for good: no span of it open (a thread that never answers is
  * unflagged by the kernel's bound, unanswered_ms), and settled, updated,
- * or printed two timeouts ago.
+ * or every aligned host's stream past its end (what it waits for will
+ * not come: a message to a host not followed), or printed ten timeouts
+ * ago (a host that stopped streaming).
  */
-static bool done_with(const struct dt_watch *w, const struct dt_rq_model *m,
+static bool done_with(struct dt_watch *w, const struct dt_rq_model *m,
 		      const struct dt_rq_request *r, const struct shown *s,
 		      int64_t now)
 {
@@ -572,7 +617,8 @@ static bool done_with(const struct dt_watch *w, const struct dt_rq_model *m,
 		return false;
 	pending(m, r, &open, &unreceived);
 	return !open && (s->complete || s->updated ||
-			 now - s->printed_us >= 2 * w->o.timeout_us);
+			 !behind(w, r->end_ns, NULL) ||
+			 now - s->printed_us >= 10 * w->o.timeout_us);
 }
 
 /*

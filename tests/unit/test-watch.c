@@ -13,7 +13,9 @@
  * attach is left out; --tree prints the tree; a request across the
  * gap a lost session leaves when followed again says which host's
  * events may be missing, one after it does not; a host that joins late
- * with its clock behind loses nothing. Then a long run of
+ * with its clock behind loses nothing; a span printed on its own at
+ * the timeout (its root's host behind) is printed once more, updated,
+ * when the root comes, not as a second request. Then a long run of
  * requests on three hosts, a client flagged by hand across all of them:
  * the model that drops what was printed for good prints byte for byte
  * what the one that keeps every event prints, and holds a fraction of
@@ -658,6 +660,51 @@ static void late_join(void)
 	   (c1.late_events - c0.late_events));
 }
 
+/*
+ * a far behind: b's span of a request prints at the timeout as a
+ * request of its own (a's root not come); when a's events come, the
+ * request rooted at a is the same one, printed once more (updated),
+ * not a second request.
+ */
+static void reroot(void)
+{
+	struct dt_flow f = flow(0, 1, 40030, 80);
+	int64_t t = 12000000000LL, now = 30 * TIMEOUT;
+	struct dt_watch_counts c0, c1;
+	const char *s;
+
+	dt_watch_counts(w, &c0);
+	recv(1, t + 400 + OFF, f, 1, 60);
+	flag(1, t + 500 + OFF, 220, 1, f);
+	send(1, t + 1000 + OFF, 220, rev(f), 5000, 100);
+	unflag(1, t + 1100 + OFF, 220, 2);
+	progress(1, t + 1000000 + OFF);
+	dt_watch_refresh(w, now, false, changed, NULL);
+	ok(rows(printed()) == 0, "b's span first, a behind: it waits");
+	dt_watch_refresh(w, now + TIMEOUT, false, changed, NULL);
+	s = printed();
+	ok(rows(s) == 1 && strstr(s, "  b proc[220]  ") &&
+	   strstr(s, "incomplete after 5.0 s"),
+	   "at the timeout: printed rooted at b, incomplete");
+	sys(0, t, 100, 1);
+	send(0, t + 100, 100, f, 1, 60);
+	sys(0, t + 200, 100, 0);
+	recv(0, t + 1300, rev(f), 5000, 100);
+	other(0, t + 1400, 100);
+	progress(0, t + 1000000);
+	progress(2, t + 1000000 - 3000000000LL);	/* c, quiet */
+	dt_watch_refresh(w, now + TIMEOUT + 1, false, changed, NULL);
+	s = printed();
+	dt_watch_counts(w, &c1);
+	ok(rows(s) == 1 && strstr(s, "updated: 2 spans on 2 hosts") &&
+	   strstr(s, "a proc[100]") && c1.printed == c0.printed + 1 &&
+	   c1.updated == c0.updated + 1,
+	   "a's root came: the same request printed once more, updated, "
+	   "rooted at a (%llu printed, %llu updates since)",
+	   (unsigned long long)(c1.printed - c0.printed),
+	   (unsigned long long)(c1.updated - c0.updated));
+}
+
 int main(void)
 {
 	struct dt_watch_opts o = { .tree = true, .timeout_us = TIMEOUT,
@@ -673,6 +720,7 @@ int main(void)
 	repeats();
 	gap();
 	late_join();
+	reroot();
 	window();
 	dt_watch_free(w);
 	fclose(out);
