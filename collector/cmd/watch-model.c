@@ -506,11 +506,24 @@ static int gaps_across(struct dt_watch *w, const struct dt_rq_request *r,
 	return n;
 }
 
+/*
+ * A request of a client flagged by hand that sent nothing: the start of
+ * the request it is about to make (curl's resolver thread, before its
+ * first send), or work of its own. It waits for its timeout.
+ */
+static bool prelude(const struct dt_rq_model *m, const struct dt_rq_request *r)
+{
+	return !r->n_messages &&
+	       m->spans[r->root].flag_reason == DT_RQ_FLAG_MANUAL;
+}
+
 static void print_request(struct dt_watch *w, const struct dt_rq_model *m,
 			  int i, struct shown *s, int open, int unreceived,
 			  const char *late_hosts, bool update, int64_t now_us)
 {
 	const struct dt_rq_request *r = &m->requests[i];
+	/* not at the last build (late_hosts NULL), nor in an update */
+	bool pre = late_hosts && prelude(m, r);
 	struct timespec now;
 
 	if (s->id < 0)
@@ -544,6 +557,10 @@ static void print_request(struct dt_watch *w, const struct dt_rq_model *m,
 		say(w, "request %d printed after %.1f s without %s past its "
 		    "end: their events may be missing", s->id,
 		    w->o.timeout_us / 1e6, late_hosts);
+	else if (pre)
+		say(w, "request %d: its client, flagged by hand, sent nothing "
+		    "in %.1f s: work of its own, or the start of a request "
+		    "still to come", s->id, w->o.timeout_us / 1e6);
 	g_string_truncate(w->scratch, 0);
 	if (gaps_across(w, r, w->scratch)) {
 		say(w, "request %d may lack events of %s: its session was "
@@ -566,10 +583,12 @@ static void print_request(struct dt_watch *w, const struct dt_rq_model *m,
 	w->printed += !s->printed;
 	w->updated += update;
 	w->timed_out += !s->printed &&
-			(open || unreceived || (late_hosts && *late_hosts));
+			(open || unreceived || (late_hosts && *late_hosts) ||
+			 pre);
 	s->printed = true;
 	s->updated |= update;
-	s->complete = !open && !unreceived && !(late_hosts && *late_hosts);
+	s->complete = !open && !unreceived && !(late_hosts && *late_hosts) &&
+		      !pre;
 	s->n_spans = r->n_spans;
 	s->n_hosts = r->n_hosts;
 	s->n_messages = r->n_messages;
@@ -764,7 +783,8 @@ int dt_watch_refresh(struct dt_watch *w, int64_t now, bool final,
 		g_string_truncate(late, 0);
 		behind(w, r->end_ns, late);
 		if (!s->printed) {
-			if ((open || unreceived || late->len) && !final &&
+			if ((open || unreceived || late->len ||
+			     prelude(m, r)) && !final &&
 			    now - s->first_seen_us < w->o.timeout_us) {
 				w->waiting++;
 				continue;
@@ -786,7 +806,7 @@ int dt_watch_refresh(struct dt_watch *w, int64_t now, bool final,
 			}
 		} else if (!s->updated &&
 			   (changed_since || (!open && !unreceived &&
-					      !late->len))) {
+					      !late->len && !prelude(m, r)))) {
 			if ((open || unreceived || late->len) && !final)
 				continue;	/* not settled yet: wait */
 			print_request(w, m, i, s, open, unreceived, NULL, true,

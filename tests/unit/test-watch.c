@@ -15,7 +15,9 @@
  * events may be missing, one after it does not; a host that joins late
  * with its clock behind loses nothing; a span printed on its own at
  * the timeout (its root's host behind) is printed once more, updated,
- * when the root comes, not as a second request. Then a long run of
+ * when the root comes, not as a second request; a client's helper
+ * thread that ran before its first send waits for it and prints in
+ * that request. Then a long run of
  * requests on three hosts, a client flagged by hand across all of them:
  * the model that drops what was printed for good prints byte for byte
  * what the one that keeps every event prints, and holds a fraction of
@@ -155,13 +157,14 @@ static const char *printed(void)
 	return out;
 }
 
+/* Rows of the table: an ID right-aligned in 4 columns, two spaces. */
 static int rows(const char *s)
 {
 	int n = 0;
 
 	for (const char *l = s; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : l)
-		n += l[0] == ' ' && l[1] == ' ' && l[2] == ' ' && l[3] >= '0' &&
-		     l[3] <= '9';
+		n += l[0] == ' ' && l[3] >= '0' && l[3] <= '9' &&
+		     l[4] == ' ' && l[5] == ' ';
 	return n;
 }
 
@@ -558,14 +561,15 @@ static void window(void)
 	w2 = NULL;
 }
 
-/* a -> b at t and back, complete (b's part, if b_too). */
-static void exchange(int64_t t, int port, int tid, bool b_too)
+/* a's client -> b at t and back, complete (b's part, if b_too). */
+static void exchange_from(int client, int64_t t, int port, int tid,
+			  bool b_too)
 {
 	struct dt_flow f = flow(0, 1, port, 80);
 
-	sys(0, t, 100, 1);
-	send(0, t + 100, 100, f, 1, 60);
-	sys(0, t + 200, 100, 0);
+	sys(0, t, client, 1);
+	send(0, t + 100, client, f, 1, 60);
+	sys(0, t + 200, client, 0);
 	if (b_too) {
 		recv(1, t + 400 + OFF, f, 1, 60);
 		flag(1, t + 500 + OFF, tid, 1, f);
@@ -573,7 +577,12 @@ static void exchange(int64_t t, int port, int tid, bool b_too)
 		unflag(1, t + 1100 + OFF, tid, 2);
 	}
 	recv(0, t + 1300, rev(f), 5000, 100);
-	other(0, t + 1400, 100);
+	other(0, t + 1400, client);
+}
+
+static void exchange(int64_t t, int port, int tid, bool b_too)
+{
+	exchange_from(100, t, port, tid, b_too);
 }
 
 /*
@@ -705,6 +714,42 @@ static void reroot(void)
 	   (unsigned long long)(c1.updated - c0.updated));
 }
 
+/*
+ * A client flagged by hand starts a helper thread (curl's resolver)
+ * that runs and exits before its first send: the client's request so
+ * far has no message. It waits (it is the start of the request to
+ * come), then prints whole, the helper in it.
+ */
+static void prelude(void)
+{
+	int64_t t = 15000000000LL, now = 40 * TIMEOUT;
+	const char *s;
+
+	flag(0, t - 1000, 160, 0, (struct dt_flow){ 0 });
+	add(0, (struct dt_rq_event){ .kind = DT_RQ_EV_FLAG, .ts = t,
+				     .tid = 161, .pid = 160, .ctx_tid = 161,
+				     .procname = "resolver", .reason = 2,
+				     .parent = 160 });
+	other(0, t + 1000, 161);
+	unflag(0, t + 60000, 161, 1);
+	other(0, t + 80000, 160);	/* the client goes on */
+	progress(0, t + 100000);
+	progress(1, t + 100000 + OFF);
+	progress(2, t + 100000 - 3000000000LL);
+	dt_watch_refresh(w, now, false, changed, NULL);
+	ok(rows(printed()) == 0,
+	   "the client's helper alone, nothing sent yet: it waits");
+	exchange_from(160, t + 150000, 40040, 230, true);
+	progress(0, t + 1000000);
+	progress(1, t + 1000000 + OFF);
+	progress(2, t + 1000000 - 3000000000LL);
+	dt_watch_refresh(w, now + 1, false, changed, NULL);
+	s = printed();
+	ok(rows(s) == 1 && strstr(s, "2 hosts, 3 spans") &&
+	   strstr(s, "a resolver[161]"),
+	   "the send came: one request, the helper in it (%d rows)", rows(s));
+}
+
 int main(void)
 {
 	struct dt_watch_opts o = { .tree = true, .timeout_us = TIMEOUT,
@@ -721,6 +766,7 @@ int main(void)
 	gap();
 	late_join();
 	reroot();
+	prelude();
 	window();
 	dt_watch_free(w);
 	fclose(out);
