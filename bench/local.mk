@@ -53,6 +53,14 @@ stress: all tests/vm/config.sh $(vm_data) $(check_PROGRAMS)
 	DT_STRESS_THREADS=10000 DT_STRESS_CONNS=100000 \
 		$(SHELL) $(srcdir)/tests/kernel/t-stress.sh
 
+# t-live with the watcher's connection dropped 20 times (2 requests
+# after each): every tree after a drop is the merged trace's or says
+# which host's events it may lack (docs/limitations.md, "Live").
+soak-live: all tests/vm/config.sh $(vm_data) $(check_PROGRAMS)
+	DT_SRCDIR='$(abs_top_srcdir)' DT_BUILDDIR='$(abs_top_builddir)' \
+	DT_LIVE_CYCLES=20 DT_VM_TIMEOUT=2400 \
+		$(SHELL) $(srcdir)/tests/collector/t-live.sh
+
 # What dtracer watch's model costs per refresh as requests go by, and
 # its peak memory (no guest: %reldir%/watch-replay.c makes the events):
 # docs/benchmarks.md, "Watching for a day".

@@ -26,14 +26,15 @@
  * trylock never fails for contention). A flood of marked segments from a
  * trusted peer cannot keep this host tracing at will; the refused ones
  * are counted (drops_rate). Nor can one peer use that budget up for the
- * others: each peer address has max_propagations_per_peer a second
- * (module parameter, default 500: half the default max_propagations;
- * drops_rate_peer), counted in 256 slots by hash of the address under
- * dt_flags_lock (two peers sharing a slot restart each other's second:
- * a collision gives more, never less). And one request cannot fill the
- * table: a context holds at most max_threads_per_request threads
- * (default 64; its readers, workers handed it, children;
- * drops_request_threads).
+ * others: each peer address of each network namespace has
+ * max_propagations_per_peer a second (module parameter, default 500:
+ * half the default max_propagations; drops_rate_peer), counted in 256
+ * slots by hash of the address and the namespace under dt_flags_lock
+ * (two peers sharing a slot restart each other's second: a collision
+ * gives more, never less). A container's 127.0.0.1 is not the host's.
+ * And one request cannot fill the table: a context holds at most
+ * max_threads_per_request threads (default 64; its readers, workers
+ * handed it, children; drops_request_threads).
  *
  * Every thread in a context leaves it in bounded time: one that
  * answered, response_idle_ms after its last write (expired); one that
@@ -142,8 +143,9 @@ int dt_flags_staying(const struct task_struct *task, const struct dt_ctx *c)
 }
 
 /*
- * Under dt_flags_lock: whether c's peer (the request's source address)
- * has a propagation left this second; takes it.
+ * Under dt_flags_lock: whether c's peer (the request's source address,
+ * in the request socket's network namespace) has a propagation left
+ * this second; takes it.
  */
 static bool dt_peer_allow_locked(const struct dt_ctx *c)
 {
@@ -154,7 +156,8 @@ static bool dt_peer_allow_locked(const struct dt_ctx *c)
 	lockdep_assert_held(&dt_flags_lock);
 	if (!max)
 		return true;
-	key = jhash(&c->tuple.raddr, sizeof(c->tuple.raddr), c->tuple.family);
+	key = jhash(&c->tuple.raddr, sizeof(c->tuple.raddr),
+		    c->tuple.family ^ c->net_mix);
 	b = &dt_peers[hash_32(key, DT_PEERS_BITS)];
 	if (b->key != key || time_after_eq(jiffies, b->begin + HZ)) {
 		b->key = key;

@@ -27,6 +27,8 @@
 #include <linux/rcupdate.h>
 #include <linux/refcount.h>
 #include <linux/sched.h>
+#include <net/netns/hash.h>
+#include <net/sock.h>
 
 static atomic64_t dt_ctx_ids = ATOMIC64_INIT(0);
 
@@ -48,6 +50,7 @@ struct dt_ctx *dt_ctx_new(const struct sock *sk)
 	c->sk = sk;
 	c->reader = task_pid_nr(current);
 	dt_tuple_from_sock(&c->tuple, sk);
+	c->net_mix = net_hash_mix(sock_net(sk));
 	return c;
 }
 

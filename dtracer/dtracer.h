@@ -146,6 +146,7 @@ struct dt_ctx {
 	u64 id;				/* this host's number for it */
 	const struct sock *sk;		/* the request's socket */
 	struct dt_tuple tuple;		/* ... and its addresses */
+	u32 net_mix;			/* ... and its namespace's hash mix */
 	pid_t reader;			/* the thread that read it */
 	unsigned int threads;		/* entries in it (dt_flags_lock) */
 	bool dead;			/* the socket is gone */

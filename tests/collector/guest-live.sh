@@ -9,11 +9,17 @@
 # The watcher reaches the relayd's live port through a socat forwarder
 # (127.0.0.1:5345), which is how its connection drops here.
 #
-# Phases, each request a new connection: 2 requests while dt-c does not
-# record (they print at the watcher's timeout, without dt-c); dt-c starts
-# recording (step 1): 4 requests; dt-b stops its session and starts
-# another (step 2): 2 requests; the forwarder dies and comes back 3 s
-# later: 2 requests. Then a second watcher on dt-b reaches the three
+# Phases, each request a new connection (but the load phase's): 2
+# requests while dt-c does not record (they print at the watcher's
+# timeout, without dt-c); dt-c starts recording (step 1): 4 requests;
+# dt-b stops its session and starts another (step 2): 2 requests; under
+# load, 20 requests a second apart from one flagged curl (one kept-alive
+# connection) through nginx on dt-b (8080, upstream keep-alive) to dt-httpd on dt-c
+# (8000, a thread per connection), beside two unflagged curl loops
+# through the same nginx (each printed once, when settled: the
+# collector issue's run); the forwarder dies and comes back 3 s
+# later: 2 requests (DT_LIVE_CYCLES times: 1 here, 20 in `make
+# soak-live`). Then a second watcher on dt-b reaches the three
 # sessions through dt-a's live port, open to the LAN (`collect
 # --live-address`), and is refused each (the relayd lets one viewer at a
 # time attach to a session), saying so (step 3). The hosts stop their
@@ -25,8 +31,12 @@
 tcp=$DT_BUILDDIR/tests/tools/dt-tcp
 dtracer=$DT_BUILDDIR/collector/dtracer
 sys=/sys/distributed-tracer
-# Requests per phase.
-P1=2 P2=4 P3=2 P4=2
+httpd=$DT_BUILDDIR/tests/tools/dt-httpd
+nginx=$DT_BUILDDIR/tests/vm/build/nginx/usr/sbin/nginx
+# Requests per phase (P5: the load phase's, before the drop; P4: after
+# each drop, CYCLES of them: DT_LIVE_CYCLES, `make soak-live` 20).
+P1=2 P2=4 P3=2 P5=20 P4=2
+CYCLES=${DT_LIVE_CYCLES:-1}
 
 load() {
 	check "modprobe dtracer" modprobe dtracer
@@ -70,6 +80,68 @@ requests() {
 			read -r -t 1.5 -u 4
 		done
 		echo $$ > /sys/distributed-tracer/remove_pid' >> /tmp/client.err 2>&1
+}
+
+# http_requests K: K requests through nginx on dt-b from one flagged
+# curl, a second apart (--rate), on one kept-alive connection (bash
+# would read the answers a byte at a time: six system calls a byte,
+# recorded); their status codes to /tmp/http-answers.
+http_requests() {
+	_args=
+	_i=0
+	while [ $_i -lt "$1" ]; do
+		_args="$_args -o /dev/null http://dt-b:8080/f-live/$_i"
+		_i=$((_i + 1))
+	done
+	# shellcheck disable=SC2016,SC2086
+	sh -c 'echo $$ > /sys/distributed-tracer/add_pid && exec "$@"' flagged \
+		curl -s --rate 60/m -w '%{http_code}\n' $_args \
+		> /tmp/http-answers 2>> /tmp/client.err
+}
+
+# curl_loop N: unflagged requests through nginx on dt-b until killed.
+curl_loop() {
+	while :; do
+		curl -s -o /dev/null -w '%{http_code}\n' "http://dt-b:8080/b-live/$1" \
+			>> /tmp/loops.out 2>&1
+	done
+}
+
+# nginx on dt-b: 8080 to dt-c:8000, upstream connections kept alive.
+nginx_start() {
+	mkdir -p /tmp/nginx
+	cat > /tmp/nginx/nginx.conf <<-EOF
+	worker_processes 1;
+	pid /tmp/nginx/nginx.pid;
+	error_log /tmp/nginx/error.log;
+	events {
+		worker_connections 256;
+	}
+	http {
+		access_log off;
+		client_body_temp_path /tmp/nginx/body;
+		proxy_temp_path /tmp/nginx/proxy;
+		fastcgi_temp_path /tmp/nginx/fastcgi;
+		uwsgi_temp_path /tmp/nginx/uwsgi;
+		scgi_temp_path /tmp/nginx/scgi;
+		upstream be {
+			server dt-c:8000;
+			keepalive 8;
+		}
+		server {
+			listen 8080;
+			location / {
+				proxy_pass http://be;
+				proxy_http_version 1.1;
+				proxy_set_header Connection "";
+			}
+		}
+	}
+	EOF
+	check "nginx (Debian's, unpacked) starts" \
+		"$nginx" -p /tmp/nginx/ -c nginx.conf -e /tmp/nginx/error.log
+	check "nginx listens on 8080" \
+		wait_for 60 sh -c "ss -Hltn | grep -q ':8080 '"
 }
 
 # A second watcher, through the LAN, while dt-a's follows the sessions:
@@ -120,20 +192,39 @@ dt-a)
 		wait_for 60 grep -q '^# dt-b: following session dtracer again' /tmp/watch.out
 	requests $P3
 	check "the watcher printed $P3 more" wait_for $(slow 60) rows $((P1 + P2 + P3))
-	# The watcher's connection drops, for 3 s.
-	pkill -f TCP4-LISTEN:5345
-	sleep 3
-	forward
-	check "the watcher lost the 3 sessions and follows them again" \
-		wait_for 60 sh -c "[ \$(grep -c '^# dt-.: following session dtracer again, .* was lost' /tmp/watch.out) -ge 3 ]"
-	requests $P4
-	all=$((P1 + P2 + P3 + P4))
-	check "the watcher printed $P4 more" wait_for $(slow 60) rows $all
+	# Under load: the flagged requests beside two curl loops.
+	: > /tmp/loops.out
+	curl_loop 1 &
+	l1=$!
+	curl_loop 2 &
+	l2=$!
+	check "the unflagged curl loops get answers" \
+		wait_for $(slow 60) grep -q '^200$' /tmp/loops.out
+	http_requests $P5
+	kill $l1 $l2
+	check "the flagged curl got $P5 answers through nginx" \
+		sh -c "[ \$(grep -cx 200 /tmp/http-answers) -eq $P5 ]"
+	diag "the curl loops made $(grep -c . /tmp/loops.out) requests beside it"
+	check "the watcher printed $P5 more" \
+		wait_for $(slow 60) rows $((P1 + P2 + P3 + P5))
+	# The watcher's connection drops, for 3 s, CYCLES times.
+	c=1
+	while [ $c -le "$CYCLES" ]; do
+		pkill -f TCP4-LISTEN:5345
+		sleep 3
+		forward
+		check "[drop $c] the watcher lost the 3 sessions and follows them again" \
+			wait_for 60 sh -c "[ \$(grep -c '^# dt-.: following session dtracer again, .* was lost' /tmp/watch.out) -ge $((3 * c)) ]"
+		requests $P4
+		check "[drop $c] the watcher printed $P4 more" \
+			wait_for $(slow 60) rows $((P1 + P2 + P3 + P5 + c * P4))
+		c=$((c + 1))
+	done
+	all=$((P1 + P2 + P3 + CYCLES * P4))
 	check "the client got $all answers" \
 		sh -c "[ \$(grep -cx echo:hello /tmp/answers) -eq $all ]"
 	# What the watcher printed while every session still ran.
 	cp /tmp/watch.out "$DT_RESULTS/watch-live.txt"
-	cp /tmp/live.html "$DT_RESULTS/live.html" 2>/dev/null
 	lead 3 7480 120
 	check "told dt-b we are done" $tcp request -w 120 dt-b 7497 done
 	check "told dt-c we are done" $tcp request -w 120 dt-c 7497 done
@@ -147,6 +238,7 @@ dt-a)
 	rc=$?
 	check "the watcher stops on SIGINT, status 0 ($rc)" test $rc -eq 0
 	cp /tmp/watch.out "$DT_RESULTS/watch.txt"
+	cp /tmp/live.html "$DT_RESULTS/live.html" 2>/dev/null
 	cp /tmp/watch.err /tmp/client.err "$DT_RESULTS/" 2>/dev/null
 	check "the collector holds three hosts' traces" sh -c '
 		for h in dt-a dt-b dt-c; do
@@ -157,6 +249,7 @@ dt-a)
 	;;
 dt-b)
 	load
+	nginx_start
 	check "dt-a is up" $tcp request -w $(slow 240) dt-a 7496 ping
 	record
 	socat TCP4-LISTEN:7400,fork,reuseaddr TCP4:dt-c:7401 2> /tmp/socat.err &
@@ -169,22 +262,29 @@ dt-b)
 	follow 3 7480 dt-a check "a second watcher, on dt-b, finds the 3 sessions through dt-a's live port and is refused, saying why" \
 		remote_watch
 	cp /tmp/remote.out "$DT_RESULTS/" 2>/dev/null
-	check "dt-a says it is done" timeout $(slow 400) $tcp serve -4 7497 1
+	check "dt-a says it is done" timeout $(slow $((400 + 30 * CYCLES))) $tcp serve -4 7497 1
 	kill $socat $ready
+	"$nginx" -p /tmp/nginx/ -c nginx.conf -e /tmp/nginx/error.log -s quit
 	stop
 	check "told dt-a this session is closed" $tcp request -w 120 dt-a 7495 done
 	;;
 dt-c)
 	load
-	$tcp serve -4 7401 $((P1 + P2 + P3 + P4)) > /tmp/serve.log 2>&1 &
+	$tcp serve -4 7401 $((P1 + P2 + P3 + CYCLES * P4)) > /tmp/serve.log 2>&1 &
 	srv=$!
+	# The load phase's backend: its log says, per request, whether the
+	# thread that served it was flagged (the server's own truth).
+	$httpd 8000 /tmp/httpd.log 2> /tmp/httpd.err &
+	hpid=$!
+	check "dt-httpd listens on 8000" wait_for 60 sh -c "ss -Hltn | grep -q ':8000 '"
 	$tcp serve -4 7499 0 > /dev/null 2>&1 &
 	ready=$!
 	follow 1 7480 dt-a record
-	check "dt-a says it is done" timeout $(slow 400) $tcp serve -4 7497 1
+	check "dt-a says it is done" timeout $(slow $((400 + 30 * CYCLES))) $tcp serve -4 7497 1
 	wait $srv && ok "the server answered every request" ||
 		not_ok "the server answered every request"
-	kill $ready
+	kill $ready $hpid
+	cp /tmp/httpd.log "$DT_RESULTS/"
 	stop
 	check "told dt-a this session is closed" $tcp request -w 120 dt-a 7495 done
 	;;

@@ -36,7 +36,8 @@
 # (max_threads_per_request); a thread that never answers leaves after
 # unanswered_ms. Last, a rootless network namespace forges a marked byte on its own
 # loopback (7400): untrusted there until the host's root gives it a
-# list (trust_netns).
+# list (trust_netns), and a budget of its own: its 127.0.0.1 is not
+# the host's.
 tcp=$DT_BUILDDIR/tests/tools/dt-tcp
 pcap=$DT_BUILDDIR/tests/tools/dt-pcap
 sys=/sys/distributed-tracer
@@ -397,7 +398,25 @@ PY
 	mark_stats
 	check "... the same forgery" inns $DT_BUILDDIR/tests/tools/dt-inject 127.0.0.1 7400 0
 	check "... honoured now: the namespace's echo server flagged" grew propagations -eq 1
-	kill $nss $nsp
+	# Budgets per peer and namespace: with 1 a second per peer, the
+	# host's 127.0.0.1 uses its second up; at once (well within that
+	# second) the namespace's 127.0.0.1, another peer, is served too.
+	nsenter -t $nsp -U -n --preserve-credentials $tcp serve -4 7401 0 \
+		> /tmp/ns-serve2.log 2>&1 &
+	nss2=$!
+	check "... a second echo server in it" inns $tcp request -w 30 127.0.0.1 7401 ping
+	check "budgets: max_propagations_per_peer 1, max_propagations 0" \
+		sh -c "echo 1 > $par/max_propagations_per_peer && echo 0 > $sys/max_propagations"
+	mark_stats
+	check "... a flagged request from the host's 127.0.0.1 (its second's one)" \
+		flagged $tcp request 127.0.0.1 7305 one
+	check "... at once the namespace's 127.0.0.1 forges a marked byte" \
+		inns $DT_BUILDDIR/tests/tools/dt-inject 127.0.0.1 7401 0
+	check "... another peer: both propagated" grew propagations -eq 2
+	check "... none refused (drops_rate_peer)" grew drops_rate_peer -eq 0
+	check "max_propagations_per_peer back to 500" \
+		sh -c "echo 500 > $par/max_propagations_per_peer"
+	kill $nss $nss2 $nsp
 	check "... the namespace gone, its list goes too" \
 		wait_for 60 sh -c "[ -z \"\$(cat $sys/trust_netns)\" ]"
 	check "the kernel log has no rate limiter message" sh -c '! dmesg | grep -q suppressed'
