@@ -120,7 +120,7 @@ static int watch_usage(FILE *f)
 	fprintf(f,
 		"usage: dtracer watch [--tree] [--timeout DURATION] "
 		"[--reference HOST]\n"
-		"       [--html FILE [--title TEXT]] [--delays] "
+		"       [--html FILE [--title TEXT]] [--delays] [--drop-printed] "
 		"COLLECTOR[:PORT]\n"
 		"  Follow every session COLLECTOR's lttng-relayd serves live "
 		"(dtracer record\n"
@@ -135,6 +135,10 @@ static int watch_usage(FILE *f)
 		"  the view page (dtracer view) of every request printed so "
 		"far, rewritten\n"
 		"  whenever a request prints.\n"
+		"  --drop-printed: drop what requests printed for good leave "
+		"behind, so that\n"
+		"  a long session's cost stays flat (experimental: "
+		"docs/limitations.md).\n"
 		"  --delays: how long after its end each request printed (by "
 		"this machine's\n"
 		"  clock: meaningful when the reference host is this one). "
@@ -149,6 +153,7 @@ static const struct dt_option watch_options[] = {
 	{ "timeout", required_argument, 't', 0 },
 	{ "reference", required_argument, 'r', 0 },
 	{ "html", required_argument, 'H', 0 },
+	{ "drop-printed", no_argument, 'D', 0 },
 	{ "title", required_argument, 'i', 0 },
 	{ "delays", no_argument, 'd', 0 },
 	{ "help", no_argument, 'h', 1 },
@@ -209,6 +214,9 @@ static int watch_parse(int argc, char **argv, struct watch *w, char **url)
 			break;
 		case 'r':
 			w->o.reference = p.arg;
+			break;
+		case 'D':
+			w->o.keep_all = false;
 			break;
 		case 'H':
 			w->html = p.arg;
@@ -308,7 +316,7 @@ int dt_cmd_watch(int argc, char **argv)
 		.attached = on_attached,
 		.progress = on_progress,
 	};
-	struct watch w = { .o = { .timeout_us = 5000000 },
+	struct watch w = { .o = { .timeout_us = 5000000, .keep_all = true },
 			   .title = "dtracer watch" };
 	struct dt_classes cls;
 	struct dt_live *l = NULL;

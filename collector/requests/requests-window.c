@@ -243,7 +243,9 @@ void dt_rq_builder_retire(struct dt_rq_builder *b, const int64_t *cut)
 			to[i] = -1;
 			continue;
 		}
-		if (r.start < cut[r.host]) {
+		/* only a client's manual flag spans requests; anything else
+		 * open across a cut is kept whole */
+		if (r.start < cut[r.host] && r.flag == DT_RQ_FLAG_MANUAL) {
 			trim_open(&r, cut[r.host]);
 			r.trimmed = true;
 		}
