@@ -26,7 +26,8 @@ unit_tests = %reldir%/unit/test-parse %reldir%/unit/test-ranges \
 check_PROGRAMS = $(unit_tests) %reldir%/tools/dt-tcp %reldir%/tools/dt-pcap \
 	%reldir%/tools/dt-retime %reldir%/tools/dt-view-fixture \
 	%reldir%/tools/dt-export-check %reldir%/tools/dt-crowd %reldir%/tools/dt-inject \
-	%reldir%/tools/dt-httpd %reldir%/tools/dt-sample
+	%reldir%/tools/dt-httpd %reldir%/tools/dt-sample \
+	%reldir%/tools/dt-watch-replay
 # The collector's code comes from its library (COLLECTOR_LIB, built once).
 tests_unit_test_hull_SOURCES = %reldir%/unit/test-hull.c %reldir%/unit/tap.h
 tests_unit_test_hull_CPPFLAGS = $(COLLECTOR_CPPFLAGS) -I$(srcdir)/tests/unit
@@ -71,6 +72,17 @@ tests_unit_test_go_elf_LDADD = $(COLLECTOR_LIB)
 tests_tools_dt_export_check_SOURCES = %reldir%/tools/dt-export-check.c
 tests_tools_dt_export_check_CFLAGS = $(AM_CFLAGS) $(JSONC_CFLAGS)
 tests_tools_dt_export_check_LDADD = $(JSONC_LIBS)
+# The watcher's two models on a recorded session (t-live): babeltrace2
+# reads the traces, as `dtracer requests` does.
+tests_tools_dt_watch_replay_SOURCES = %reldir%/tools/dt-watch-replay.c \
+	collector/plugin/graph.c collector/requests/requests-read.c \
+	collector/sync/marks-read.c \
+	collector/plugin/flt-sync.c collector/plugin/flt-dedup.c \
+	collector/plugin/flt-pass.c $(collector_bterr_sources)
+tests_tools_dt_watch_replay_CPPFLAGS = $(COLLECTOR_CPPFLAGS)
+tests_tools_dt_watch_replay_CFLAGS = $(COLLECTOR_CFLAGS)
+tests_tools_dt_watch_replay_LDADD = $(COLLECTOR_LIB) $(BABELTRACE2_LIBS) \
+	$(GLIB_LIBS) $(JSONC_LIBS) -lm
 tests_tools_dt_retime_SOURCES = %reldir%/tools/dt-retime.c
 tests_tools_dt_retime_CPPFLAGS = $(COLLECTOR_CPPFLAGS)
 tests_tools_dt_retime_CFLAGS = $(COLLECTOR_CFLAGS)

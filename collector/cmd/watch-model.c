@@ -63,6 +63,10 @@
 					 * first event: packets a stream
 					 * flushed before it, a live period
 					 * (1 s by default) at most, twice */
+#define WATCH_UNALIGNED_NS 1000000000LL	/* a followed host with no event
+					 * yet: its position in its own
+					 * clock, taken as within this of
+					 * the merged one */
 
 /* After a lost session is followed again: its events may be missing. */
 struct gap {
@@ -78,6 +82,7 @@ struct whost {
 	int64_t last_ts;	/* newest event kept */
 	int64_t progress;	/* its session's position when quiet */
 	int64_t floor;		/* since the last attach: older is a repeat */
+	bool attached;		/* its session is followed */
 	uint64_t repeated;	/* events left out as repeats */
 	int64_t cut;		/* older events: in the base, or left out */
 	GArray *gaps;		/* struct gap; the last open (to INT64_MAX)
@@ -172,6 +177,7 @@ int dt_watch_attached(struct dt_watch *w, const char *host, bool lost)
 	if (h->sync < 0)
 		return -ENOMEM;
 	h->floor = h->last_ts;
+	h->attached = true;
 	if (lost && g.from != INT64_MIN &&
 	    (!h->gaps->len ||
 	     g_array_index(h->gaps, struct gap, h->gaps->len - 1).to !=
@@ -640,15 +646,78 @@ static bool done_with(struct dt_watch *w, const struct dt_rq_model *m,
 			 now - s->printed_us >= 10 * w->o.timeout_us);
 }
 
+/* A time range, the merged clock. */
+struct extent {
+	long double a, b;
+};
+
+static gint by_start_desc(gconstpointer x, gconstpointer y)
+{
+	const struct extent *p = x, *q = y;
+
+	return (p->a < q->a) - (p->a > q->a);
+}
+
+/*
+ * The flag intervals of h's events not in the base yet (but a manual
+ * flag's, which the base trims), from flag to unflag event (the span's
+ * end is its last write, the unflag may come much later: a kept-alive
+ * connection's next request), to the end of time while open.
+ */
+static void flag_extents(struct dt_watch *w, struct whost *h, GArray *out)
+{
+	const struct dt_clock_map *map = map_of(w, h);
+	GHashTable *open = g_hash_table_new_full(g_direct_hash,
+						 g_direct_equal, NULL, g_free);
+	GHashTableIter it;
+	gpointer v;
+
+	for (guint k = 0; k < h->evs->len; k++) {
+		const struct dt_rq_event *e = &g_array_index(h->evs,
+			struct dt_rq_event, k);
+		gpointer key = GINT_TO_POINTER(e->tid);
+		int64_t *f;
+
+		if (e->kind == DT_RQ_EV_FLAG && e->reason != DT_RQ_FLAG_MANUAL) {
+			if (!g_hash_table_contains(open, key))
+				g_hash_table_insert(open, key,
+						    g_memdup2(&e->ts,
+							      sizeof(e->ts)));
+		} else if (e->kind == DT_RQ_EV_UNFLAG &&
+			   (f = g_hash_table_lookup(open, key))) {
+			struct extent x = {
+				dt_clock_map_apply(map, *f),
+				dt_clock_map_apply(map, e->ts),
+			};
+
+			g_array_append_val(out, x);
+			g_hash_table_remove(open, key);
+		}
+	}
+	g_hash_table_iter_init(&it, open);
+	while (g_hash_table_iter_next(&it, NULL, &v)) {
+		struct extent x = { dt_clock_map_apply(map, *(int64_t *)v),
+				    INFINITY };
+
+		g_array_append_val(out, x);
+	}
+	g_hash_table_destroy(open);
+}
+
 /*
  * The cut (the merged clock): before every request not printed for
- * good, every host's stream position less its bound, and no request
- * across it; -INFINITY while a host with events is not aligned.
+ * good and every host's stream position, by the clocks' bound twice
+ * and a millisecond (margin: the maps move as marks come), and no
+ * request nor flag interval within that margin of it (the base would
+ * keep a propagated span whose request's other spans it dropped);
+ * -INFINITY while a host with events is not aligned.
  */
 static long double cut_of(struct dt_watch *w, const struct dt_rq_model *m,
 			  int64_t now)
 {
-	long double c = INFINITY, bound = 0;
+	long double c = INFINITY, bound = 0, margin;
+	GArray *x = g_array_new(FALSE, FALSE, sizeof(struct extent));
+	bool moved;
 
 	for (guint i = 0; i < w->hosts->len; i++) {
 		struct whost *h = g_ptr_array_index(w->hosts, i);
@@ -656,29 +725,58 @@ static long double cut_of(struct dt_watch *w, const struct dt_rq_model *m,
 			dt_sync_host(w->sync, h->sync);
 		int64_t mark = MAX(h->last_ts, h->progress);
 
-		/* no event yet (not recording, or quiet): nothing to drop
-		 * of it, and its clock may never align */
-		if (h->last_ts == INT64_MIN)
+		/*
+		 * No event yet: nothing to drop of it, and its clock may
+		 * never align; but the marks and spans of the others' its
+		 * first events will pair with must wait for it: while it is
+		 * followed, until its session's position passes (its own
+		 * clock, within WATCH_UNALIGNED_NS of the others').
+		 */
+		if (h->last_ts == INT64_MIN) {
+			if (!h->attached)
+				continue;
+			if (h->progress == INT64_MIN) {
+				g_array_free(x, TRUE);
+				return -INFINITY;
+			}
+			c = MIN(c, (long double)h->progress -
+				   WATCH_UNALIGNED_NS);
 			continue;
-		if (h->sync < 0 || (!s->is_reference && s->via < 0))
+		}
+		if (h->sync < 0 || (!s->is_reference && s->via < 0)) {
+			g_array_free(x, TRUE);
 			return -INFINITY;
+		}
 		c = MIN(c, dt_clock_map_apply(&s->map, mark) - s->uncertainty);
 		bound = MAX(bound, s->uncertainty);
+		flag_extents(w, h, x);
 	}
 	for (int i = 0; i < m->n_requests; i++) {
 		const struct dt_rq_request *r = &m->requests[i];
+		struct extent e = { r->start_ns, r->end_ns };
 
 		if (!done_with(w, m, r, shown_of(w, m, r, now), now))
 			c = MIN(c, r->start_ns);
+		g_array_append_val(x, e);
 	}
-	/* requests by start: from the last, none across the cut */
-	for (int i = m->n_requests; i-- > 0;) {
-		const struct dt_rq_request *r = &m->requests[i];
+	margin = 2 * bound + 1e6;
+	c -= margin;
+	/* by start, from the last: none within the margin of the cut */
+	g_array_sort(x, by_start_desc);
+	do {
+		moved = false;
+		for (guint i = 0; i < x->len; i++) {
+			const struct extent *e = &g_array_index(x,
+				struct extent, i);
 
-		if (r->start_ns < c && r->end_ns >= c)
-			c = r->start_ns;
-	}
-	return c - 2 * bound - 1e6;
+			if (e->a < c + margin && e->b > c - margin) {
+				c = e->a - margin;
+				moved = true;
+			}
+		}
+	} while (moved);
+	g_array_free(x, TRUE);
+	return c;
 }
 
 /* The printed requests and the gaps before each host's cut, forgotten. */

@@ -120,7 +120,7 @@ static int watch_usage(FILE *f)
 	fprintf(f,
 		"usage: dtracer watch [--tree] [--timeout DURATION] "
 		"[--reference HOST]\n"
-		"       [--html FILE [--title TEXT]] [--delays] [--drop-printed] "
+		"       [--html FILE [--title TEXT]] [--delays] [--keep-all] "
 		"COLLECTOR[:PORT]\n"
 		"  Follow every session COLLECTOR's lttng-relayd serves live "
 		"(dtracer record\n"
@@ -135,10 +135,11 @@ static int watch_usage(FILE *f)
 		"  the view page (dtracer view) of every request printed so "
 		"far, rewritten\n"
 		"  whenever a request prints.\n"
-		"  --drop-printed: drop what requests printed for good leave "
-		"behind, so that\n"
-		"  a long session's cost stays flat (experimental: "
-		"docs/limitations.md).\n"
+		"  What printed requests leave behind is dropped, so that a "
+		"long session's\n"
+		"  cost stays flat; --keep-all keeps every event instead (a "
+		"build then reads\n"
+		"  them all).\n"
 		"  --delays: how long after its end each request printed (by "
 		"this machine's\n"
 		"  clock: meaningful when the reference host is this one). "
@@ -153,7 +154,7 @@ static const struct dt_option watch_options[] = {
 	{ "timeout", required_argument, 't', 0 },
 	{ "reference", required_argument, 'r', 0 },
 	{ "html", required_argument, 'H', 0 },
-	{ "drop-printed", no_argument, 'D', 0 },
+	{ "keep-all", no_argument, 'K', 0 },
 	{ "title", required_argument, 'i', 0 },
 	{ "delays", no_argument, 'd', 0 },
 	{ "help", no_argument, 'h', 1 },
@@ -215,8 +216,8 @@ static int watch_parse(int argc, char **argv, struct watch *w, char **url)
 		case 'r':
 			w->o.reference = p.arg;
 			break;
-		case 'D':
-			w->o.keep_all = false;
+		case 'K':
+			w->o.keep_all = true;
 			break;
 		case 'H':
 			w->html = p.arg;
@@ -316,7 +317,7 @@ int dt_cmd_watch(int argc, char **argv)
 		.attached = on_attached,
 		.progress = on_progress,
 	};
-	struct watch w = { .o = { .timeout_us = 5000000, .keep_all = true },
+	struct watch w = { .o = { .timeout_us = 5000000 },
 			   .title = "dtracer watch" };
 	struct dt_classes cls;
 	struct dt_live *l = NULL;

@@ -143,6 +143,16 @@ done < "$out/trees-live-drop.txt"
 tap_result $([ $((same + said)) -eq $((n_req - before)) ] && [ "$wrong" = 0 ]; echo $?) \
 	"after the drop, each tree printed is the merged trace's ($same) or says which host's events it may lack ($said), none other ($wrong)"
 
+# The watcher's two models on these sessions' events, replayed here
+# (tests/tools/dt-watch-replay: 10 schedules of each host's 1 s flushes,
+# lags and stalls): the one that drops what printed requests leave behind
+# (the default, the watcher above) prints what the one that keeps every
+# event (--keep-all) prints, byte for byte.
+"$DT_BUILDDIR/tests/tools/dt-watch-replay" -s 10 "$out/dt-a/traces" \
+	> "$out/replay.txt" 2>&1
+tap_result $? "replayed 10 ways here, the watcher that drops what printed requests leave behind prints what one that keeps every event prints: $(grep -c ': same:' "$out/replay.txt") of 10 the same"
+grep -v ': same:' "$out/replay.txt" | head -n 12 | tap_diag_stdin
+
 # The phases, by host count in each request's last tree (by ID: the
 # order of first printing).
 hosts=$(awk '/^request [0-9]+: / {
