@@ -2,8 +2,12 @@
  * dtracer merge / dtracer sync: align the hosts' clocks from the marked
  * segments and mux the traces into one timeline.
  *
- *   pass 1: src.ctf.fs (one per trace) -> flt.utils.muxer ->
- *           flt.dtracer.sync -> sink.ctf.fs OUT/ctf     (sync: sink.utils.dummy)
+ *   pass 1: per host, in a thread of its own (requests-hosts.c):
+ *           src.ctf.fs (its traces) -> flt.utils.muxer -> dedup ->
+ *           tap (sync's marks, requests' events) -> sink.ctf.fs OUT/ctf;
+ *           the sync solved, OUT/requests.txt
+ *           (dtracer sync: src.ctf.fs -> muxer -> dedup -> flt.dtracer.sync
+ *           -> sink.utils.dummy, in one graph)
  *   then:   each host's OUT/ctf metadata gets its clock map (retime.h)
  *   pass 2: src.ctf.fs (OUT/ctf) -> flt.utils.muxer -> sink.text.pretty
  *
@@ -21,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <glib.h>
@@ -28,6 +33,7 @@
 #include "ctf-check.h"
 #include "flt-sync.h"
 #include "graph.h"
+#include "requests-read.h"
 #include "options.h"
 #include "retime.h"
 #include "sync.h"
@@ -66,17 +72,37 @@ static void remove_tree(const char *dir)
 	nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
-/* If babeltrace2 aborts (graph.h): no partial output left behind. */
+/*
+ * If babeltrace2 aborts (graph.h): no partial output left behind. The
+ * other hosts' threads may still be writing into it: it is moved aside
+ * first (they write on in the moved tree, or fail to create a file), and
+ * removed again should one have made a directory there since.
+ */
 static void remove_partial(void)
 {
-	if (cleanup_dir)
-		remove_tree(cleanup_dir);
+	static char dead[4096];
+	const char *dir = cleanup_dir;
+
+	if (!dir || strlen(dir) + 6 > sizeof(dead))
+		return;
+	strcpy(dead, dir);
+	strcat(dead, ".dead");
+	if (!rename(dir, dead))
+		remove_tree(dead);
+	for (int i = 0; i < 3; i++) {
+		struct timespec ms20 = { 0, 20000000 };
+
+		remove_tree(dir);
+		nanosleep(&ms20, NULL);
+	}
+	remove_tree(dir);
 }
 
 static void on_signal(int sig)
 {
 	(void)sig;
 	dt_graph_interrupt();
+	dt_rq_hosts_interrupt();
 }
 
 /* ----- progress ------------------------------------------------------- */
@@ -175,6 +201,49 @@ static int pass_sync(struct merge *m)
 		r = -1;
 	}
 	return r;
+}
+
+/*
+ * merge's pass: each host's traces read once, by a graph of their own in
+ * a thread of their own (requests-hosts.c): copied into OUT/ctf, the
+ * marks and net segments to the sync, the events to the requests, whose
+ * table goes to OUT/requests.txt. 0, or -1 after saying why.
+ */
+static int pass_hosts(struct merge *m)
+{
+	struct dt_hosts_pass p = { .reference = m->reference };
+	struct dt_rq_model *model = NULL;
+	char *dir = g_build_filename(m->tmp, "ctf", NULL);
+	char *table = g_build_filename(m->tmp, "requests.txt", NULL);
+	GError *error = NULL;
+	FILE *f;
+	int r;
+
+	p.ctf_out = dir;
+	if (m->progress)
+		fprintf(stderr, "dtracer merge: each host in a thread of its "
+			"own\n");
+	r = dt_rq_hosts_pass(m->traces, &p, &model, &error);
+	g_free(dir);
+	if (r) {
+		dt_error_print("dtracer", error);
+		g_free(table);
+		return -1;
+	}
+	dt_sync_free(m->run.sync);
+	m->run.sync = p.sync;
+	m->run.events = p.events;
+	m->dedup.dropped = p.dedup_dropped;
+	f = fopen(table, "w");
+	r = !f || dt_rq_print_table(model, 0, f);
+	if (f && fclose(f))
+		r = 1;
+	if (r)
+		fprintf(stderr, "dtracer merge: cannot write %s: %s\n", table,
+			strerror(errno));
+	dt_rq_model_free(model);
+	g_free(table);
+	return r ? -1 : 0;
 }
 
 /* Output traces: every metadata under OUT/ctf. */
@@ -450,7 +519,7 @@ static int merge_body(struct merge *m, const char *cmd)
 		fprintf(stderr, "dtracer %s: reading %u traces\n", cmd,
 			m->traces->len);
 	m->cls.dedup_run = &m->dedup;
-	if (pass_sync(m))
+	if (m->only_sync ? pass_sync(m) : pass_hosts(m))
 		return 1;
 	m->cls.dedup_run = NULL;
 	if (m->only_sync) {
@@ -473,7 +542,8 @@ static int merge_body(struct merge *m, const char *cmd)
 	}
 	cleanup_dir = NULL;
 	print_summary(m->run.sync, stdout);
-	printf("merged %llu events of %d hosts into %s/ (ctf/%s, sync.txt)\n",
+	printf("merged %llu events of %d hosts into %s/ (ctf/%s, sync.txt, "
+	       "requests.txt)\n",
 	       (unsigned long long)m->run.events, dt_sync_n_hosts(m->run.sync),
 	       m->out, m->text ? ", timeline.txt" : "");
 	if (m->dedup.dropped)

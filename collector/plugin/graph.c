@@ -27,7 +27,9 @@ static bt_interrupter *volatile running;
  * and which trace was being opened if one was, and the command exits 1
  * (after its cleanup: merge's partial output) instead of dumping core.
  */
-static const char *volatile opening;	/* the trace being opened */
+static __thread const char *volatile opening;	/* the trace being
+							 * opened (per thread:
+							 * requests-hosts.c) */
 static void (*volatile abort_cleanup)(void);
 
 static void on_abort(int sig)
@@ -35,9 +37,13 @@ static void on_abort(int sig)
 	static const char head[] = "dtracer: babeltrace2 stopped on an "
 		"internal check (above) while reading ";
 	static const char tail[] = ": a corrupt stream file\n";
+	static volatile sig_atomic_t once;
 	const char *t = opening ? opening : "the traces";
 
 	(void)sig;
+	if (__sync_lock_test_and_set(&once, 1))	/* another thread too */
+		for (;;)
+			pause();
 	if (abort_cleanup)
 		abort_cleanup();
 	if (write(STDERR_FILENO, head, sizeof(head) - 1) < 0 ||

@@ -270,6 +270,12 @@ int dt_rq_read(const char *dir, struct dt_rq_model **out, GError **error)
 	*out = NULL;
 	if (dt_find_traces(tdir, traces, 1, error))
 		goto out;
+	sync = g_build_filename(dir, "sync.txt", NULL);
+	if (!g_file_test(sync, G_FILE_TEST_EXISTS)) {
+		/* the hosts' own traces: aligned here, side by side */
+		ret = dt_rq_read_hosts(traces, out, error);
+		goto out;
+	}
 	r.b = dt_rq_builder_new();
 	r.hosts = g_hash_table_new(g_direct_hash, g_direct_equal);
 	r.kinds = dt_rq_kinds_new();
@@ -285,7 +291,6 @@ int dt_rq_read(const char *dir, struct dt_rq_model **out, GError **error)
 		dt_error_errno(error, ENOMEM, "%s", dir);
 		goto out;
 	}
-	sync = g_build_filename(dir, "sync.txt", NULL);
 	if (g_file_get_contents(sync, &report, NULL, NULL)) {
 		(*out)->sync_report = strdup(report);
 		g_free(report);

@@ -10,6 +10,7 @@
 #include <glib.h>
 
 #include "requests.h"
+#include "sync.h"
 
 /*
  * Decode msg (an event message) into ev: every field but ev->host, with
@@ -22,5 +23,34 @@
 GHashTable *dt_rq_kinds_new(void);
 int dt_rq_decode(GHashTable *kinds, const bt_message *msg,
 		 struct dt_rq_event *ev);
+
+/*
+ * The requests of the hosts' own traces (not merged: no sync.txt beside
+ * them), each host read in a thread of its own, the clocks aligned from
+ * the marks (requests-hosts.c). traces: their directories. 0, or -1
+ * with *error set.
+ */
+int dt_rq_read_hosts(GPtrArray *traces, struct dt_rq_model **out,
+		     GError **error);
+
+/*
+ * The same pass, with more (dtracer merge): ctf_out, if not NULL, gets
+ * each host's trace as read (sink.ctf.fs, a graph per host), in its own
+ * clock (merge then retimes the metadata); the sync solved against
+ * reference (NULL: its choice), to the caller (dt_sync_free); the
+ * events read and those the dedup filter left out, counted.
+ */
+struct dt_hosts_pass {
+	const char *ctf_out;
+	const char *reference;
+	struct dt_sync *sync;
+	uint64_t events, dedup_dropped;
+};
+
+int dt_rq_hosts_pass(GPtrArray *traces, struct dt_hosts_pass *p,
+		     struct dt_rq_model **out, GError **error);
+
+/* From a signal handler: the pass running ends, "interrupted". */
+void dt_rq_hosts_interrupt(void);
 
 #endif

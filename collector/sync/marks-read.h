@@ -13,6 +13,7 @@
 #include <babeltrace2/babeltrace.h>
 
 #include "segments.h"
+#include "sync.h"
 
 /* Member name of structure s; NULL if s is NULL or no structure. */
 const bt_field *dt_field_member(const bt_field *s, const char *name);
@@ -37,5 +38,14 @@ int dt_read_flow(const bt_field *payload, struct dt_flow *f, uint8_t *alen);
  */
 int dt_read_mark(const bt_field *payload, struct dt_flow *f, uint8_t *alen,
 		 uint32_t *seq, uint32_t *end_seq);
+
+/*
+ * The payload of LTTng's net_dev_queue / net_if_receive_skb with their
+ * network and transport headers: a TCP segment's addresses, ports and
+ * sequence range (payload, plus one for SYN and one for FIN) as a mark.
+ * 0, or -1 if the event is not a TCP segment over IPv4 or IPv6 (without
+ * extension headers).
+ */
+int dt_read_net(const bt_field *payload, struct dt_mark *m);
 
 #endif

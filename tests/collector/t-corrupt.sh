@@ -28,6 +28,21 @@ tap_result $([ $? = 0 ] && grep -q '^merged .* of 2 hosts' "$w/merge.out" &&
 "$dtracer" requests "$w/merged" > "$w/requests.out" 2> "$w/requests.err"
 tap_result $([ $? = 0 ] && grep -q '^# 3 requests, 6 spans' "$w/requests.out"; echo $?) \
 	"requests of the valid trace: 3 requests, 6 spans"
+# The hosts' own traces, not merged: each host read in a thread of its
+# own, the clocks aligned from its marks and net events there.
+"$dtracer" requests "$w/good" > "$w/hosts.out" 2> "$w/hosts.err"
+st=$?
+trees=0
+for i in 0 1 2; do
+	"$dtracer" requests --tree "$i" "$w/good" > "$w/tree-hosts" 2>&1
+	"$dtracer" requests --tree "$i" "$w/merged" > "$w/tree-merged" 2>&1
+	cmp -s "$w/tree-hosts" "$w/tree-merged" && trees=$((trees + 1))
+done
+tap_result $([ "$st" = 0 ] && cmp -s "$w/hosts.out" "$w/requests.out" &&
+	[ "$trees" = 3 ]; echo $?) \
+	"requests of the hosts' own traces (not merged): the merged trace's table and trees, byte for byte ($trees of 3 trees)"
+tap_result $(cmp -s "$w/merged/requests.txt" "$w/requests.out"; echo $?) \
+	"merge wrote the table too, in the same pass: its requests.txt is what requests prints of the merged trace"
 "$dtracer" view -o "$w/view.html" "$w/merged" 2> "$w/view.err" &&
 	"$dtracer" export --format perfetto -o "$w/p.json" "$w/merged" 2> "$w/p.err" &&
 	"$dtracer" export --format otlp -o "$w/o.json" "$w/merged" 2> "$w/o.err"
