@@ -61,6 +61,12 @@ soak-live: all tests/vm/config.sh $(vm_data) $(check_PROGRAMS)
 	DT_LIVE_CYCLES=20 DT_VM_TIMEOUT=2400 \
 		$(SHELL) $(srcdir)/tests/collector/t-live.sh
 
+# lttng-live's loss on attaching again, without dtracer (one guest):
+# docs/limitations.md, "Live".
+repro-reattach: all tests/vm/config.sh $(vm_data)
+	DT_SRCDIR='$(abs_top_srcdir)' DT_BUILDDIR='$(abs_top_builddir)' \
+		$(SHELL) $(srcdir)/tests/collector/reattach-repro.sh
+
 # What dtracer watch's model costs per refresh as requests go by, and
 # its peak memory (no guest: %reldir%/watch-replay.c makes the events):
 # docs/benchmarks.md, "Watching for a day".

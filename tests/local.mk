@@ -163,6 +163,7 @@ EXTRA_DIST += $(build_tests) $(kernel_tests) \
 	%reldir%/collector/merge-input.sh %reldir%/collector/requests-check.sh \
 	%reldir%/collector/browser.sh %reldir%/collector/guest-flight.sh \
 	%reldir%/collector/guest-live.sh \
+	%reldir%/collector/guest-reattach.sh %reldir%/collector/reattach-repro.sh \
 	%reldir%/kernel/guest-lan.sh \
 	%reldir%/kernel/guest-harness.sh \
 	%reldir%/kernel/guest-harness-own.sh \

@@ -209,9 +209,19 @@ static int pass_sync(struct merge *m)
  * marks and net segments to the sync, the events to the requests, whose
  * table goes to OUT/requests.txt. 0, or -1 after saying why.
  */
+static void hosts_progress(void *data, uint64_t events, int64_t ts)
+{
+	struct merge *m = data;
+
+	m->run.events = events;
+	m->run.last_ns = ts;
+	progress_bar(m);
+}
+
 static int pass_hosts(struct merge *m)
 {
-	struct dt_hosts_pass p = { .reference = m->reference };
+	struct dt_hosts_pass p = { .reference = m->reference,
+				   .progress = hosts_progress, .data = m };
 	struct dt_rq_model *model = NULL;
 	char *dir = g_build_filename(m->tmp, "ctf", NULL);
 	char *table = g_build_filename(m->tmp, "requests.txt", NULL);
@@ -224,6 +234,7 @@ static int pass_hosts(struct merge *m)
 		fprintf(stderr, "dtracer merge: each host in a thread of its "
 			"own\n");
 	r = dt_rq_hosts_pass(m->traces, &p, &model, &error);
+	progress_done(m);
 	g_free(dir);
 	if (r) {
 		dt_error_print("dtracer", error);

@@ -79,11 +79,14 @@ struct worker {
 	uint64_t events;	/* its events read */
 	GQueue first;		/* its chunks before every host is known */
 	int64_t first_ts;	/* its first event's time, INT64_MAX: none */
+	int64_t last_ts;	/* its last event's time taken */
 	bool ended;
 };
 
 struct hosts {
 	const char *ctf_out;	/* each host's trace written here, or NULL */
+	struct dt_hosts_pass *p;	/* the caller's: progress */
+	uint64_t taken;		/* events taken so far */
 	GPtrArray *workers;	/* struct worker * */
 	GAsyncQueue *full;	/* struct chunk *, to ingest */
 	GAsyncQueue *empty;	/* struct chunk *, ingested: used again */
@@ -438,6 +441,20 @@ static int group(struct hosts *r, GPtrArray *traces, GError **error)
 		g_ptr_array_add(w->traces, g_strdup(traces->pdata[i]));
 	}
 	dt_classes_put(&probe);
+	if (r->p->reference) {
+		guint k = 0;
+
+		while (k < r->workers->len &&
+		       strcmp(((struct worker *)r->workers->pdata[k])->host,
+			      r->p->reference))
+			k++;
+		if (k == r->workers->len) {
+			g_set_error(error, DT_ERROR, DT_ERROR_INPUT,
+				    "clock sync failed: reference host `%s` is "
+				    "not in the traces", r->p->reference);
+			return -1;
+		}
+	}
 	/* each worker's own classes: babeltrace2 objects stay in a thread */
 	for (guint k = 0; k < r->workers->len; k++) {
 		struct worker *w = r->workers->pdata[k];
@@ -448,6 +465,7 @@ static int group(struct hosts *r, GPtrArray *traces, GError **error)
 		w->net = g_hash_table_new(g_direct_hash, g_direct_equal);
 		w->strings = g_string_chunk_new(4096);
 		w->first_ts = INT64_MAX;
+		w->last_ts = INT64_MIN;
 		w->cur = fresh(r, w->id);
 		if (!w->cur) {
 			dt_error_errno(error, ENOMEM, "%s", w->host);
@@ -604,6 +622,22 @@ static bool wait_first(struct hosts *r)
 	return true;
 }
 
+/* The caller told how far the pass is: the slowest host's time. */
+static void progress(struct hosts *r)
+{
+	int64_t t = INT64_MAX;
+
+	if (!r->p->progress)
+		return;
+	for (guint k = 0; k < r->workers->len; k++) {
+		const struct worker *w = r->workers->pdata[k];
+
+		if (!w->ended && w->last_ts < t)
+			t = w->last_ts;
+	}
+	r->p->progress(r->p->data, r->taken, t == INT64_MAX ? 0 : t);
+}
+
 /* One chunk: ingested, or the worker's end. 0, or -1 (*error set). */
 static int take_one(struct hosts *r, struct dt_rq_builder *b,
 		    struct dt_sync *s, struct chunk *c, guint *done,
@@ -613,6 +647,7 @@ static int take_one(struct hosts *r, struct dt_rq_builder *b,
 
 	if (c->n < 0) {
 		(*done)++;
+		w->ended = true;
 		if (w->error && !(error && *error)) {
 			g_propagate_error(error, w->error);
 			w->error = NULL;
@@ -621,6 +656,10 @@ static int take_one(struct hosts *r, struct dt_rq_builder *b,
 	} else if (!err && ingest(b, s, w, c)) {
 		dt_error_errno(error, ENOMEM, "%s", w->host);
 		err = -1;
+	} else if (c->n > 0) {
+		w->last_ts = c->ev[c->n - 1].ts;
+		r->taken += (uint64_t)c->n;
+		progress(r);
 	}
 	if (err)
 		stop_all(r);
@@ -670,7 +709,7 @@ void dt_rq_hosts_interrupt(void)
 int dt_rq_hosts_pass(GPtrArray *traces, struct dt_hosts_pass *p,
 		     struct dt_rq_model **out, GError **error)
 {
-	struct hosts r = { .ctf_out = p->ctf_out };
+	struct hosts r = { .ctf_out = p->ctf_out, .p = p };
 	struct dt_rq_builder *b = dt_rq_builder_new();
 	struct dt_sync *s = dt_sync_new();
 	struct mapping map = { s, g_array_new(FALSE, TRUE, sizeof(int)) };

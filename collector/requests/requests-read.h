@@ -43,6 +43,9 @@ int dt_rq_read_hosts(GPtrArray *traces, struct dt_rq_model **out,
 struct dt_hosts_pass {
 	const char *ctf_out;
 	const char *reference;
+	/* progress: the events taken so far, the slowest host's time */
+	void (*progress)(void *data, uint64_t events, int64_t ts);
+	void *data;
 	struct dt_sync *sync;
 	uint64_t events, dedup_dropped;
 };
