@@ -43,6 +43,22 @@ resp=$(grep -c -- '-> dt-[ab] .*(response)' "$rq"/tree-*.txt | awk -F: '$2 == 2'
 tap_result $([ "$resp" -eq "$rows" ]; echo $?) \
 	"every tree has both answers marked as responses ($resp of $rows)"
 
+# ---- the hosts' own traces, not merged (each host read in a thread of
+# its own, aligned there from its marks): the same requests, each with
+# the same hosts, spans, root and critical hop's place (times may differ
+# by the reference's choice and the merged clocks' rounding), and
+# merge's requests.txt is the merged trace's table.
+"$dtracer" requests "$traces" > "$rq/hosts.txt" 2> "$rq/hosts.err"
+st=$?
+shape() {	# the rows without their times
+	awk '$1 ~ /^[0-9]+$/ { printf "%s %s %s %s %s %s\n", $1, $5, $6, $7, $8, $9 }' "$1"
+}
+tap_result $([ "$st" = 0 ] && [ "$rows" -gt 0 ] &&
+	[ "$(shape "$rq/hosts.txt")" = "$(shape "$rq/table.txt")" ]; echo $?) \
+	"requests of the hosts' own traces, not merged: the merged trace's $rows rows (hosts, spans, root, critical hop)"
+tap_result $([ "$(shape "$merged/requests.txt")" = "$(shape "$rq/table.txt")" ]; echo $?) \
+	"merge's requests.txt, written in its one pass: the same rows"
+
 # ---- a host's trace twice (what overlapping snapshots amount to): the
 # merge leaves out each repeated event, and the requests stay the same.
 twice=$out/twice
