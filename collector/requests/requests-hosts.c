@@ -1,23 +1,30 @@
 /*
- * The requests of the hosts' own traces, not merged (requests-read.h):
- * one read of each trace, the hosts side by side.
+ * One read of each host's traces, the hosts side by side (requests-read.h):
+ * the requests and the clock sync of the hosts' own traces (`dtracer
+ * requests` on them), and, with ctf_out, merge's pass 1 too.
  *
  * Each host's traces (its hostname from each trace's metadata) are read
- * by a graph of their own (src.ctf.fs, muxer, dedup, a sink) in a thread
- * of its own (up to HOSTS_THREADS at once): the sink decodes each
- * event (dt_rq_decode) into chunks, at most HOSTS_IN_FLIGHT of them per
- * host waiting. The calling thread takes the chunks as they come and
- * ingests them into one builder in each host's own clock (per host in
- * time order, the hosts interleaved, as dtracer watch does), and the
- * marks into the clock sync; at the end the sync is solved from the
- * marks, the builder's times mapped into the reference clock, and it is
- * finished. Nothing is written: the merged trace is `dtracer merge`'s.
+ * by a graph of their own (src.ctf.fs, muxer, dedup, then our sink; or
+ * the tap filter and sink.ctf.fs into ctf_out) in a thread of its own (up
+ * to HOSTS_THREADS at once). The sink or tap decodes each event
+ * (dt_rq_decode) and the TCP segments of LTTng's net events into chunks,
+ * at most HOSTS_IN_FLIGHT of them per host waiting. The calling thread
+ * takes the chunks as they come: the hosts registered in the order of
+ * their first events, then each event into one builder in its host's
+ * own clock (per host in time order, the hosts interleaved, as dtracer
+ * watch does), the marks and net segments into the clock sync; at the
+ * end the sync is solved, the builder's times mapped into the reference
+ * clock, and it is finished.
  *
  * Threads: babeltrace2 objects never cross threads (each worker has its
- * own component classes, loaded before the pool starts, its own graph
- * and its own thread-local error); the chunks are the only shared data,
- * handed over by a GAsyncQueue; lock: the in-flight counts, under
- * hosts->lock.
+ * own component classes, loaded by the calling thread before the pool
+ * starts, its own graph and its own thread-local error, carried back in
+ * a GError); the chunks are handed over by GAsyncQueues (full, and empty
+ * ones to use again). Under hosts->lock: the in-flight counts, and the
+ * graphs made (every host's graph is made before any runs: a corrupt
+ * trace is met before anything is written). stop and interrupted are
+ * atomic; a worker's error, counts and dedup figures are read once its
+ * last chunk (n == -1) is taken.
  */
 #define _GNU_SOURCE
 #include <errno.h>
