@@ -812,11 +812,14 @@ static void forget(struct dt_watch *w)
 static int advance(struct dt_watch *w, const struct dt_rq_model *m,
 		   int64_t now)
 {
-	long double c = cut_of(w, m, now);
 	int n = dt_sync_n_hosts(w->sync), err;
 	int64_t *cut, *sync_cut;
+	long double c;
 
-	if (w->o.keep_all || !isfinite(c) || c <= w->cut)
+	if (w->o.keep_all)
+		return 0;
+	c = cut_of(w, m, now);
+	if (!isfinite(c) || c <= w->cut)
 		return 0;
 	w->cut = c;
 	cut = g_new(int64_t, w->hosts->len ? w->hosts->len : 1);
