@@ -77,6 +77,7 @@ tests_tools_dt_export_check_LDADD = $(JSONC_LIBS)
 tests_tools_dt_watch_replay_SOURCES = %reldir%/tools/dt-watch-replay.c \
 	collector/plugin/graph.c collector/requests/requests-read.c \
 	collector/requests/requests-hosts.c collector/plugin/flt-tap.c \
+	collector/requests/requests-decode.c \
 	collector/sync/marks-read.c \
 	collector/plugin/flt-sync.c collector/plugin/flt-dedup.c \
 	collector/plugin/flt-pass.c $(collector_bterr_sources)

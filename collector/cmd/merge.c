@@ -33,7 +33,7 @@
 #include "ctf-check.h"
 #include "flt-sync.h"
 #include "graph.h"
-#include "requests-read.h"
+#include "requests-hosts.h"
 #include "options.h"
 #include "retime.h"
 #include "sync.h"

@@ -25,7 +25,7 @@
 #include "graph.h"
 #include "live.h"
 #include "options.h"
-#include "requests-read.h"
+#include "requests-decode.h"
 #include "view.h"
 #include "watch-model.h"
 

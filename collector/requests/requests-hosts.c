@@ -43,7 +43,8 @@
 #include "flt-tap.h"
 #include "graph.h"
 #include "marks-read.h"
-#include "requests-read.h"
+#include "requests-decode.h"
+#include "requests-hosts.h"
 #include "sync.h"
 
 #define HOSTS_CHUNK 4096	/* events a chunk */

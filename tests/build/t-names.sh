@@ -6,10 +6,10 @@
 # the collector names them again in its own code. Each side is read
 # from its sources and the two compared:
 #   - events: every dtracer_* event the collector names (the event
-#     kinds of requests-read.c, the marks flt-sync.c matches, the
+#     kinds of requests-decode.c, the marks flt-sync.c matches, the
 #     triggers and the event glob of record.c) is one of the kernel's;
 #   - fields: each field the collector reads is one of the event's
-#     (requests-read.c's read_payload per group of cases, marks-read.c's
+#     (requests-decode.c's read_payload per group of cases, marks-read.c's
 #     dt_read_flow and dt_read_mark for the events that call them,
 #     record.c's trigger filters per event);
 #   - reasons: each of dtracer_flag's and dtracer_unflag's reasons has
@@ -29,7 +29,7 @@ mkdir -p "$out" || exit 99
 
 # The files both sides are read from, relative to the source tree.
 files="probes/events/dtracer.h dtracer/trace/dtracer.h
-collector/requests/requests-read.c collector/plugin/flt-sync.c
+collector/requests/requests-decode.c collector/plugin/flt-sync.c
 collector/cmd/record.c collector/sync/marks-read.c
 collector/requests/requests.c collector/requests/requests-types.h"
 
@@ -58,7 +58,7 @@ kernel() {
 events() {
 	{
 		grep -ohE '\{ "dtracer_[a-z_]+", DT_RQ_EV_' \
-			"$1/collector/requests/requests-read.c"
+			"$1/collector/requests/requests-decode.c"
 		grep -ohE 'strcmp\(name, "dtracer_[a-z_]+"\)' \
 			"$1/collector/plugin/flt-sync.c"
 		grep -ohE '\{ "[^"]*", "dtracer_[a-z_]+", "' \
@@ -80,7 +80,7 @@ reads() {
 		}
 		if (fn == "mark" && /dt_read_flow\(/) print "mark", "@flow"
 	}' "$1/collector/sync/marks-read.c" > "$out/readers"
-	# requests-read.c: kinds to events; read_payload's groups of cases
+	# requests-decode.c: kinds to events; read_payload's groups of cases
 	awk -v readers="$out/readers" '
 	BEGIN {
 		while ((getline l < readers) > 0) {
@@ -114,7 +114,7 @@ reads() {
 		}
 		if (/dt_read_flow\(/) fields("flow", group)
 		if (/dt_read_mark\(/) fields("mark", group)
-	}' "$1/collector/requests/requests-read.c"
+	}' "$1/collector/requests/requests-decode.c"
 	# flt-sync.c: the marks it matches are read with dt_read_mark
 	for e in $(grep -ohE 'strcmp\(name, "dtracer_[a-z_]+"\)' \
 			"$1/collector/plugin/flt-sync.c" | grep -oE 'dtracer_[a-z_]+'); do
@@ -234,12 +234,12 @@ while read -r kind file script; do
 	[ "$changed" -ne 0 ] && [ -s "$out/neg/out/$kind.bad" ]
 	tap_result $? "negative control: $file broken ($script) fails the $kind check: $(head -n 1 "$out/neg/out/$kind.bad")"
 done <<'EOF'
-events collector/requests/requests-read.c s/"dtracer_unflag"/"dtracer_unflagged"/
+events collector/requests/requests-decode.c s/"dtracer_unflag"/"dtracer_unflagged"/
 events collector/plugin/flt-sync.c s/"dtracer_mark_recv"/"dtracer_mark_rcv"/
 events collector/cmd/record.c s/"dtracer_answer"/"dtracer_answered"/
 events probes/events/dtracer.h s/dtracer_mark_send,/dtracer_mark_sent,/
-fields collector/requests/requests-read.c s/"idle_ns"/"idle"/
-fields collector/requests/requests-read.c s/"parent"/"parent_tid"/
+fields collector/requests/requests-decode.c s/"idle_ns"/"idle"/
+fields collector/requests/requests-decode.c s/"parent"/"parent_tid"/
 fields collector/sync/marks-read.c s/"end_seq"/"endseq"/
 fields collector/cmd/record.c s/request == 1/requested == 1/
 fields probes/events/dtracer.h s/ctf_integer_network(u16, dport/ctf_integer_network(u16, dst_port/

@@ -25,7 +25,7 @@
 
 #include "error.h"
 #include "graph.h"
-#include "requests-read.h"
+#include "requests-decode.h"
 #include "watch-model.h"
 
 #define PERIOD_NS 1000000000LL

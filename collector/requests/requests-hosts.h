@@ -1,28 +1,17 @@
 /*
- * One babeltrace2 event message as a struct dt_rq_event (requests.h):
- * what `dtracer requests` reads from a merged trace and what `dtracer
- * watch` reads live (requests-read.c).
+ * One read of each host's traces, the hosts side by side
+ * (requests-hosts.c): the requests of the hosts' own traces, and merge's
+ * pass 1.
  */
-#ifndef DT_COLLECTOR_REQUESTS_READ_H
-#define DT_COLLECTOR_REQUESTS_READ_H
+#ifndef DT_COLLECTOR_REQUESTS_HOSTS_H
+#define DT_COLLECTOR_REQUESTS_HOSTS_H
 
-#include <babeltrace2/babeltrace.h>
+#include <stdint.h>
+
 #include <glib.h>
 
 #include "requests.h"
 #include "sync.h"
-
-/*
- * Decode msg (an event message) into ev: every field but ev->host, with
- * ts in the event's clock, ns from origin. kinds caches the event
- * classes' kinds: a table from dt_rq_kinds_new(), which holds a
- * reference on each class until it is destroyed.
- * Strings (procname, name) are borrowed from the message. 1 if decoded,
- * 0 if the event has no time or not the layout dtracer knows (skip it).
- */
-GHashTable *dt_rq_kinds_new(void);
-int dt_rq_decode(GHashTable *kinds, const bt_message *msg,
-		 struct dt_rq_event *ev);
 
 /*
  * The requests of the hosts' own traces (not merged: no sync.txt beside
