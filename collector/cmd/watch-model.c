@@ -123,6 +123,7 @@ struct dt_watch {
 	GString *scratch;
 	GPtrArray *page;	/* o.page: struct dt_rq_model of request ID */
 	uint64_t events, printed, updated, timed_out, late, maybe_missing;
+	uint64_t joined;	/* printed pieces found part of another */
 };
 
 static void say(struct dt_watch *w, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
@@ -391,7 +392,8 @@ static int64_t own_start_of(struct dt_watch *w, const struct dt_rq_span *sp)
  * start in that host's clock, which the maps do not change); else, a
  * request printed before rooted at one of its spans (printed at its
  * timeout while the root's host was behind: its root has come since),
- * known by its new root from now on; else a new one.
+ * known by its new root from now on, even if the root had an entry of
+ * its own, waiting (which it replaces); else a new one.
  */
 static struct shown *shown_of(struct dt_watch *w, const struct dt_rq_model *m,
 			      const struct dt_rq_request *r, int64_t now_us)
@@ -400,10 +402,10 @@ static struct shown *shown_of(struct dt_watch *w, const struct dt_rq_model *m,
 	GPtrArray *same = shown_list(w, root->host, root->tid);
 	int64_t own = own_start_of(w, root);
 	int k = shown_at(same, own);
-	struct shown *s;
+	struct shown *s = k >= 0 ? g_ptr_array_index(same, k) : NULL, *was_s;
 
-	if (k >= 0)
-		return g_ptr_array_index(same, k);
+	if (s && s->printed)
+		return s;
 	for (int i = 0; i < r->n_spans; i++) {
 		const struct dt_rq_span *sp = &m->spans[r->spans[i]];
 		GPtrArray *was = g_hash_table_lookup(w->shown,
@@ -414,13 +416,19 @@ static struct shown *shown_of(struct dt_watch *w, const struct dt_rq_model *m,
 		    (k = shown_at(was, own_start_of(w, sp))) < 0 ||
 		    !((struct shown *)g_ptr_array_index(was, k))->printed)
 			continue;
-		s = g_ptr_array_steal_index(was, k);
+		was_s = g_ptr_array_steal_index(was, k);
+		/* the root's own entry, waiting, gives way to it */
+		if (s)
+			g_ptr_array_remove(same, s);
+		s = was_s;
 		s->host = root->host;
 		s->tid = root->tid;
 		s->own_start = own;
 		g_ptr_array_add(same, s);
 		return s;
 	}
+	if (s)
+		return s;
 	s = g_new0(struct shown, 1);
 	s->id = -1;
 	s->host = root->host;
@@ -429,6 +437,44 @@ static struct shown *shown_of(struct dt_watch *w, const struct dt_rq_model *m,
 	s->first_seen_us = now_us;
 	g_ptr_array_add(same, s);
 	return s;
+}
+
+/*
+ * The other printed pieces of r, s's request: each printed at its
+ * timeout rooted at one of r's spans while the rest of r was behind
+ * (two hosts late at once), now known as parts of s. Said once, and
+ * forgotten: from now on they are s (the page keeps s alone).
+ */
+static void join_pieces(struct dt_watch *w, const struct dt_rq_model *m,
+			const struct dt_rq_request *r, struct shown *s)
+{
+	const struct dt_rq_span *root = &m->spans[r->root];
+
+	for (int i = 0; i < r->n_spans; i++) {
+		const struct dt_rq_span *sp = &m->spans[r->spans[i]];
+		GPtrArray *was;
+		struct shown *p;
+		int k;
+
+		if (sp == root)
+			continue;
+		was = g_hash_table_lookup(w->shown, root_key(sp->host,
+							     sp->tid));
+		if (!was || (k = shown_at(was, own_start_of(w, sp))) < 0)
+			continue;
+		p = g_ptr_array_index(was, k);
+		if (p == s || !p->printed)
+			continue;
+		say(w, "request %d was part of request %d: printed at its "
+		    "timeout before the rest of it was seen", p->id, s->id);
+		if (w->o.page && (guint)p->id < w->page->len) {
+			dt_rq_model_free(g_ptr_array_index(w->page, p->id));
+			g_ptr_array_index(w->page, p->id) = NULL;
+		}
+		w->joined++;
+		w->printed--;
+		g_ptr_array_remove_index(was, k);
+	}
 }
 
 /*
@@ -515,12 +561,26 @@ static int gaps_across(struct dt_watch *w, const struct dt_rq_request *r,
 /*
  * A request of a client flagged by hand that sent nothing: the start of
  * the request it is about to make (curl's resolver thread, before its
- * first send), or work of its own. It waits for its timeout.
+ * first send), or work of its own. Once the flag ended, it waits for its
+ * timeout.
  */
 static bool prelude(const struct dt_rq_model *m, const struct dt_rq_request *r)
 {
 	return !r->n_messages &&
 	       m->spans[r->root].flag_reason == DT_RQ_FLAG_MANUAL;
+}
+
+/*
+ * A prelude whose client is still flagged is no request yet: what it
+ * becomes (the start of the client's next request, cut off by the
+ * final model, or a request of its own if the flag ends first) is not
+ * known, however long it takes (a client starting on a loaded host).
+ * It does not print at the timeout.
+ */
+static bool prelude_open(const struct dt_rq_model *m,
+			 const struct dt_rq_request *r)
+{
+	return prelude(m, r) && m->spans[r->root].flagged;
 }
 
 static void print_request(struct dt_watch *w, const struct dt_rq_model *m,
@@ -880,13 +940,17 @@ int dt_watch_refresh(struct dt_watch *w, int64_t now, bool final,
 		bool changed_since;
 		int open, unreceived;
 
+		if (s->printed && !s->complete)
+			join_pieces(w, m, r, s);
 		pending(m, r, &open, &unreceived);
 		g_string_truncate(late, 0);
 		behind(w, r->end_ns, late);
 		if (!s->printed) {
-			if ((open || unreceived || late->len ||
-			     prelude(m, r)) && !final &&
-			    now - s->first_seen_us < w->o.timeout_us) {
+			if (!final && (prelude_open(m, r) ||
+				       ((open || unreceived || late->len ||
+					 prelude(m, r)) &&
+					now - s->first_seen_us <
+					w->o.timeout_us))) {
 				w->waiting++;
 				continue;
 			}
@@ -954,6 +1018,7 @@ void dt_watch_counts(const struct dt_watch *w, struct dt_watch_counts *c)
 				       .updated = w->updated,
 				       .late = w->late,
 				       .maybe_missing = w->maybe_missing,
+				       .joined = w->joined,
 				       .hosts = w->hosts->len,
 				       .kept = dt_rq_builder_size(w->base) +
 					       dt_sync_kept(w->sync) +

@@ -82,6 +82,7 @@ struct dt_watch_counts {
 	uint64_t events, printed, timed_out, updated;
 	uint64_t late;		/* settled requests that changed after */
 	uint64_t maybe_missing;	/* printed across a host's gap */
+	uint64_t joined;	/* printed pieces of another (not in printed) */
 	uint64_t discarded, repeated;
 	uint64_t late_events;	/* older than their host's cut: left out */
 	uint64_t kept;		/* events and entries held (tests, bench) */

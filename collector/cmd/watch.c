@@ -261,9 +261,10 @@ static void watch_end(struct watch *w, const struct dt_live *l)
 	s = g_strdup_printf("stopped: %" PRIu64 " requests printed (%" PRIu64
 			    " incomplete when printed, %" PRIu64 " updates, %"
 			    PRIu64 " changed after, %" PRIu64 " that may lack "
-			    "a host's events) from %" PRIu64 " events of %u "
-			    "hosts", c.printed, c.timed_out, c.updated, c.late,
-			    c.maybe_missing, c.events, c.hosts);
+			    "a host's events, %" PRIu64 " printed in pieces "
+			    "joined) from %" PRIu64 " events of %u hosts",
+			    c.printed, c.timed_out, c.updated, c.late,
+			    c.maybe_missing, c.joined, c.events, c.hosts);
 	dt_watch_say(w->model, s);
 	g_free(s);
 	s = g_strdup_printf("lost: %" PRIu64 " events discarded by the hosts' "

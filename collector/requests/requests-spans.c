@@ -28,6 +28,7 @@ static int fill_span(struct finish *F, int v, int req, int parent_id,
 	s->flag_reason = r->flag;
 	s->guess = r->guess;
 	s->end_reason = n->end_reason;
+	s->flagged = r->end == DT_RQ_END_OPEN;
 	s->start_ns = n->start;
 	s->end_ns = n->end;
 	s->duration_ns = n->duration;

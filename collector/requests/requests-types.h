@@ -93,6 +93,8 @@ struct dt_rq_span {
 	bool guess;		/* the kernel guessed a hop into it (handoff,
 				 * deferred): docs/limitations.md */
 	enum dt_rq_end_reason end_reason;
+	bool flagged;		/* its thread still flagged where the events
+				 * read end (a manual flag: more may come) */
 	int64_t start_ns, end_ns;	/* merged clock, ns from origin */
 	uint64_t duration_ns;	/* dtracer_unflag's, 0 if none */
 	struct dt_flow flow;	/* a propagated span's request flow */

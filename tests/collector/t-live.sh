@@ -152,6 +152,18 @@ tap_result $([ $((same + said)) -eq $((n_req - before)) ] && [ "$wrong" = 0 ]; e
 	> "$out/replay.txt" 2>&1
 tap_result $? "replayed 10 ways here, the watcher that drops what printed requests leave behind prints what one that keeps every event prints: $(grep -c ': same:' "$out/replay.txt") of 10 the same"
 grep -v ': same:' "$out/replay.txt" | head -n 12 | tap_diag_stdin
+# ... and each, whatever the schedule, printed every request once (a
+# client's start before its first send, curl loading on a loaded host,
+# or a request printed in two pieces at its timeout would add one),
+# also with a timeout of 3 s, which more requests reach.
+"$DT_BUILDDIR/tests/tools/dt-watch-replay" -s 10 -t 3000 "$out/dt-a/traces" \
+	> "$out/replay-3s.txt" 2>&1
+st=$?
+n=$(cat "$out/replay.txt" "$out/replay-3s.txt" |
+	grep -c "^seed [0-9]*: same: printed $n_req and $n_req ")
+tap_result $([ "$st" = 0 ] && [ "$n" -eq 20 ]; echo $?) \
+	"replayed, each model printed the $n_req requests, the same: $n of 20 schedules (10 with a 3 s timeout)"
+grep -v ": same: printed $n_req and $n_req " "$out/replay-3s.txt" | grep '^seed' | head -n 6 | tap_diag_stdin
 
 # The phases, by host count in each request's last tree (by ID: the
 # order of first printing).

@@ -715,6 +715,62 @@ static void reroot(void)
 }
 
 /*
+ * b behind while a and c are not: a's root prints at its timeout alone
+ * (its message not received), and so does c's span (its sender not
+ * come). When b's events come, the request rooted at a is whole: it
+ * prints once more (updated), c's piece said to be part of it, one
+ * request counted.
+ */
+static void two_pieces(void)
+{
+	struct dt_flow ab = flow(0, 1, 40050, 80), bc = flow(1, 2, 42050, 8080);
+	int64_t t = 13000000000LL, c = -3000000000LL, now = 35 * TIMEOUT;
+	struct dt_watch_counts c0, c1;
+	const char *s;
+
+	dt_watch_counts(w, &c0);
+	sys(0, t, 100, 1);
+	send(0, t + 100, 100, ab, 1, 60);
+	sys(0, t + 200, 100, 0);
+	recv(0, t + 3000, rev(ab), 5000, 100);
+	other(0, t + 3100, 100);
+	recv(2, t + 1000 + c, bc, 1, 50);
+	flag(2, t + 1100 + c, 340, 1, bc);
+	send(2, t + 1500 + c, 340, rev(bc), 7000, 40);
+	unflag(2, t + 1600 + c, 340, 2);
+	progress(0, t + 1000000);
+	progress(2, t + 1000000 + c);
+	dt_watch_refresh(w, now, false, changed, NULL);
+	dt_watch_refresh(w, now + TIMEOUT, false, changed, NULL);
+	s = printed();
+	ok(rows(s) == 2 && strstr(s, "  a proc[100]  ") &&
+	   strstr(s, "  c proc[340]  "),
+	   "b behind: a's root and c's span print at their timeout, each "
+	   "alone (%d rows)", rows(s));
+	recv(1, t + 400 + OFF, ab, 1, 60);
+	flag(1, t + 500 + OFF, 240, 1, ab);
+	send(1, t + 600 + OFF, 240, bc, 1, 50);
+	recv(1, t + 2000 + OFF, rev(bc), 7000, 40);
+	send(1, t + 2500 + OFF, 240, rev(ab), 5000, 100);
+	unflag(1, t + 2600 + OFF, 240, 2);
+	progress(0, t + 2000000);
+	progress(1, t + 2000000 + OFF);
+	progress(2, t + 2000000 + c);
+	dt_watch_refresh(w, now + TIMEOUT + 1, false, changed, NULL);
+	s = printed();
+	dt_watch_counts(w, &c1);
+	ok(rows(s) == 1 && strstr(s, "updated: 3 spans on 3 hosts") &&
+	   strstr(s, "was part of request") && c1.joined == c0.joined + 1 &&
+	   c1.printed == c0.printed + 1,
+	   "b came: printed once more, whole, rooted at a, c's piece said "
+	   "to be part of it (%d rows, %llu joined, %llu printed since)",
+	   rows(s), (unsigned long long)(c1.joined - c0.joined),
+	   (unsigned long long)(c1.printed - c0.printed));
+	dt_watch_refresh(w, now + 2 * TIMEOUT, false, changed, NULL);
+	ok(rows(printed()) == 0, "... and not again");
+}
+
+/*
  * A client flagged by hand starts a helper thread (curl's resolver)
  * that runs and exits before its first send: the client's request so
  * far has no message. It waits (it is the start of the request to
@@ -739,15 +795,56 @@ static void prelude(void)
 	dt_watch_refresh(w, now, false, changed, NULL);
 	ok(rows(printed()) == 0,
 	   "the client's helper alone, nothing sent yet: it waits");
+	progress(0, t + 200000);
+	progress(1, t + 200000 + OFF);
+	progress(2, t + 200000 - 3000000000LL);
+	dt_watch_refresh(w, now + 3 * TIMEOUT, false, changed, NULL);
+	s = printed();
+	ok(rows(s) == 0,
+	   "the client still flagged and nothing sent after 3 timeouts: "
+	   "still no request (%d rows)", rows(s));
 	exchange_from(160, t + 150000, 40040, 230, true);
 	progress(0, t + 1000000);
 	progress(1, t + 1000000 + OFF);
 	progress(2, t + 1000000 - 3000000000LL);
-	dt_watch_refresh(w, now + 1, false, changed, NULL);
+	dt_watch_refresh(w, now + 3 * TIMEOUT + 1, false, changed, NULL);
 	s = printed();
 	ok(rows(s) == 1 && strstr(s, "2 hosts, 3 spans") &&
 	   strstr(s, "a resolver[161]"),
 	   "the send came: one request, the helper in it (%d rows)", rows(s));
+}
+
+/*
+ * A client flagged by hand that never sends: while it is flagged it is
+ * no request yet, whatever the wait; once remove_pid ends its flag it
+ * is work of its own, printed at its timeout, saying so.
+ */
+static void prelude_removed(void)
+{
+	int64_t t = 17000000000LL, now = 60 * TIMEOUT;
+	const char *s;
+
+	flag(0, t, 170, 0, (struct dt_flow){ 0 });
+	other(0, t + 1000, 170);
+	other(0, t + 900000, 170);
+	progress(0, t + 1000000);
+	progress(1, t + 1000000 + OFF);
+	progress(2, t + 1000000 - 3000000000LL);
+	dt_watch_refresh(w, now, false, changed, NULL);
+	dt_watch_refresh(w, now + 4 * TIMEOUT, false, changed, NULL);
+	ok(rows(printed()) == 0,
+	   "a client flagged by hand, nothing sent in 4 timeouts: no request");
+	unflag(0, t + 1100000, 170, 0);
+	progress(0, t + 2000000);
+	progress(1, t + 2000000 + OFF);
+	progress(2, t + 2000000 - 3000000000LL);
+	dt_watch_refresh(w, now + 4 * TIMEOUT + 1, false, changed, NULL);
+	s = printed();
+	ok(rows(s) == 1 && strstr(s, "a proc[170]") &&
+	   strstr(s, "flagged by hand, sent nothing") &&
+	   strstr(s, "manual .. removed"),
+	   "its flag removed: printed, as work of its own (%d rows)",
+	   rows(s));
 }
 
 /*
@@ -925,7 +1022,9 @@ int main(void)
 	gap();
 	late_join();
 	reroot();
+	two_pieces();
 	prelude();
+	prelude_removed();
 	window();
 	kept_alive();
 	first_late();
