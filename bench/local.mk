@@ -8,7 +8,8 @@ EXTRA_DIST += %reldir%/gate.sh %reldir%/guest-gate.sh %reldir%/merge.sh \
 	%reldir%/scale.sh %reldir%/guest-scale.sh %reldir%/stats.sh \
 	%reldir%/insn.sh %reldir%/guest-insn.sh %reldir%/insn/dt-insn.c \
 	%reldir%/insn/dt-insn-mark.c %reldir%/insn/qemu-plugin-h.sh %reldir%/insn/profile.sh \
-	%reldir%/fidelity.sh %reldir%/nginx.sh %reldir%/guest-nginx.sh
+	%reldir%/fidelity.sh %reldir%/nginx.sh %reldir%/guest-nginx.sh \
+	%reldir%/pool-order.sh %reldir%/pool-order.awk
 # Instruction counts (%reldir%/insn.sh): a QEMU TCG plugin, built against
 # the plugin header of Debian's QEMU source (downloaded, checksum-pinned,
 # by %reldir%/insn/qemu-plugin-h.sh), and the guests' marker program. Built
@@ -41,6 +42,13 @@ bench-fidelity: all tests/vm/config.sh $(vm_data) $(check_PROGRAMS) \
 	$(MAKE) $(AM_MAKEFLAGS) tests/vm/build/java/DtJavamid.class
 	DT_SRCDIR='$(abs_top_srcdir)' DT_BUILDDIR='$(abs_top_builddir)' \
 		$(SHELL) $(srcdir)/bench/fidelity.sh
+# How far the order of a pool's system calls names each worker's job
+# (no guest: dt-httpd under strace in a network namespace of its own):
+# docs/benchmarks.md, "Fidelity".
+bench-pool-order: tests/tools/dt-httpd
+	$(SHELL) $(srcdir)/scripts/deps.sh --bench
+	DT_SRCDIR='$(abs_top_srcdir)' DT_BUILDDIR='$(abs_top_builddir)' \
+		$(SHELL) $(srcdir)/bench/pool-order.sh
 # The Java tier (compiled once javac is there: scripts/deps.sh --bench).
 tests/vm/build/java/DtJavamid.class: $(srcdir)/tests/tools/dt-javamid.java
 	@$(MKDIR_P) tests/vm/build/java

@@ -8,7 +8,8 @@
 #   sh scripts/deps.sh          install what is missing
 #   sh scripts/deps.sh --list   print the package list
 #   sh scripts/deps.sh --bench  install what only the benchmarks use
-#                               (make bench-fidelity's asyncio and Java tiers)
+#                               (make bench-fidelity's asyncio and Java
+#                               tiers, make bench-pool-order's strace)
 set -eu
 
 pkgs="autoconf automake make gcc libc6-dev pkg-config patch file kmod
@@ -24,7 +25,7 @@ if [ "${1:-}" = --list ]; then
 	echo $pkgs
 	exit 0
 fi
-[ "${1:-}" = --bench ] && pkgs="python3-aiohttp default-jdk-headless"
+[ "${1:-}" = --bench ] && pkgs="python3-aiohttp default-jdk-headless strace"
 
 missing=
 for p in $pkgs; do
