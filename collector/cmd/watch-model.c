@@ -102,6 +102,9 @@ struct shown {
 	int32_t tid;
 	int64_t own_start;	/* root host's clock */
 	int64_t first_seen_us, printed_us;
+	int64_t whole_ns;	/* --delays: when first seen whole (its
+				 * spans ended, its messages received),
+				 * this machine's real time; 0 if not yet */
 	bool printed, complete, updated;
 	int n_spans, n_hosts, n_messages;
 };
@@ -590,7 +593,7 @@ static void print_request(struct dt_watch *w, const struct dt_rq_model *m,
 	const struct dt_rq_request *r = &m->requests[i];
 	/* not at the last build (late_hosts NULL), nor in an update */
 	bool pre = late_hosts && prelude(m, r);
-	struct timespec now;
+	struct timespec now = { 0 };
 
 	if (s->id < 0)
 		s->id = w->next_id++;
@@ -634,7 +637,14 @@ static void print_request(struct dt_watch *w, const struct dt_rq_model *m,
 		    "relayd meanwhile is skipped", s->id, w->scratch->str);
 		w->maybe_missing += !s->printed;
 	}
-	if (w->o.delays && !clock_gettime(CLOCK_REALTIME, &now))
+	if (w->o.delays && !clock_gettime(CLOCK_REALTIME, &now) &&
+	    s->whole_ns)
+		say(w, "request %d printed %.3f s after its end (this machine's "
+		    "clock against the reference host's; seen whole after "
+		    "%.3f s)", s->id,
+		    ((now.tv_sec * (int64_t)1000000000 + now.tv_nsec) -
+		     r->end_ns) / 1e9, (s->whole_ns - r->end_ns) / 1e9);
+	else if (w->o.delays && now.tv_sec)
 		say(w, "request %d printed %.3f s after its end (this machine's "
 		    "clock against the reference host's)", s->id,
 		    ((now.tv_sec * (int64_t)1000000000 + now.tv_nsec) -
@@ -924,6 +934,8 @@ int dt_watch_refresh(struct dt_watch *w, int64_t now, bool final,
 	struct dt_rq_model *m = build(w);
 	bool any = false;
 	GString *late;
+	int64_t real_ns = 0;
+	struct timespec ts;
 	int err;
 
 	w->dirty = false;
@@ -933,6 +945,8 @@ int dt_watch_refresh(struct dt_watch *w, int64_t now, bool final,
 		return -ENOMEM;
 	}
 	say_sync(w);
+	if (w->o.delays && !clock_gettime(CLOCK_REALTIME, &ts))
+		real_ns = ts.tv_sec * (int64_t)1000000000 + ts.tv_nsec;
 	late = g_string_new(NULL);
 	for (int i = 0; i < m->n_requests; i++) {
 		const struct dt_rq_request *r = &m->requests[i];
@@ -943,6 +957,8 @@ int dt_watch_refresh(struct dt_watch *w, int64_t now, bool final,
 		if (s->printed && !s->complete)
 			join_pieces(w, m, r, s);
 		pending(m, r, &open, &unreceived);
+		if (!s->printed && !s->whole_ns && !open && !unreceived)
+			s->whole_ns = real_ns;
 		g_string_truncate(late, 0);
 		behind(w, r->end_ns, late);
 		if (!s->printed) {

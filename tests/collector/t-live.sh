@@ -232,4 +232,18 @@ delays=$(awk -v a="$load_first" -v b="$((load_first + load_n - 1))" '
 set -- $(echo "$delays" | awk '{ v[NR] = $1 }
 	END { if (NR) print v[int((NR + 1) / 2)], v[int((95 * NR + 99) / 100)], NR }')
 tap_diag "under load, delay from end to line: median ${1:-none} s, 95th percentile ${2:-none} s (${3:-0} requests)"
+# ... of which: until the watcher saw it whole (its events came), and
+# the rest waiting for every host's stream to pass its end (medians).
+awk -v a="$load_first" -v b="$((load_first + load_n - 1))" '
+	/^# request [0-9]+ printed [0-9.]+ s after .*seen whole after/ {
+		if ($3 + 0 >= a && $3 + 0 <= b) {
+			w = $0; sub(/.*seen whole after /, "", w); sub(/ s\)$/, "", w)
+			print w, $5 - w
+		}
+	}' "$final" > "$out/delay-parts.txt"
+median() {
+	awk -v c="$1" '{ print $c }' "$out/delay-parts.txt" | sort -n |
+		awk '{ v[NR] = $1 } END { if (NR) printf "%.3f", v[int((NR + 1) / 2)] }'
+}
+tap_diag "under load, of that: seen whole after $(median 1) s, then $(median 2) s waiting for the hosts' positions (medians)"
 tap_done

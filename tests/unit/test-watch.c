@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tap.h"
 #include "watch-model.h"
@@ -848,6 +849,53 @@ static void prelude_removed(void)
 }
 
 /*
+ * --delays: a request whole (its spans ended, its messages received)
+ * while b's stream is not past its end prints once b's is, saying both
+ * when it printed and when it was seen whole (the part of the delay
+ * spent waiting for the hosts' positions is the difference).
+ */
+static void delays(void)
+{
+	struct dt_watch_opts o = { .timeout_us = 100 * TIMEOUT,
+				   .reference = "a", .delays = true };
+	char *b = NULL;
+	size_t l = 0;
+	FILE *f = open_memstream(&b, &l);
+	struct dt_watch *saved = w;
+	int64_t t = 95000000000LL, now = 80 * TIMEOUT;
+	double printed = -1, whole = -1;
+	const char *line;
+	bool before;
+
+	w = dt_watch_new(&o, f);
+	flag(0, t - 1000, 100, 0, (struct dt_flow){ 0 });
+	for (int i = 0; i < 3; i++)
+		exchange(t + i * 1000000LL, 40060 + i, 250 + i, true);
+	progress(0, t + 10000000LL);
+	progress(1, t + 2000000LL + 500 + OFF);	/* b: not past the last */
+	dt_watch_refresh(w, now, false, NULL, NULL);
+	fflush(f);
+	before = strstr(b, "request 2 printed") != NULL;
+	usleep(50000);	/* this machine's clock moves: whole, then printed */
+	progress(1, t + 10000000LL + OFF);
+	dt_watch_refresh(w, now + 1, false, NULL, NULL);
+	fflush(f);
+	line = strstr(b, "# request 2 printed ");
+	if (line)
+		sscanf(line, "# request 2 printed %lf s after its end (this "
+		       "machine's clock against the reference host's; seen "
+		       "whole after %lf s)", &printed, &whole);
+	ok(!before && line && whole > 0 && printed - whole >= 0.04,
+	   "--delays: the last request, whole while b lagged, printed once "
+	   "b passed it, 50 ms later, saying when it was seen whole and "
+	   "printed (%.3f s apart)", printed - whole);
+	dt_watch_free(w);
+	fclose(f);
+	free(b);
+	w = saved;
+}
+
+/*
  * A kept-alive connection: b's span of each request ends at its answer,
  * but the kernel unflags it only when the next request comes (idle_ns
  * says since when it was idle). The cut must not fall between: the base
@@ -1025,6 +1073,7 @@ int main(void)
 	two_pieces();
 	prelude();
 	prelude_removed();
+	delays();
 	window();
 	kept_alive();
 	first_late();
