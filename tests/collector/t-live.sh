@@ -155,15 +155,19 @@ grep -v ': same:' "$out/replay.txt" | head -n 12 | tap_diag_stdin
 # ... and each, whatever the schedule, printed every request once (a
 # client's start before its first send, curl loading on a loaded host,
 # or a request printed in two pieces at its timeout would add one),
-# also with a timeout of 3 s, which more requests reach.
+# also with a timeout of 3 s, shorter than the replay's stalls (up to
+# 4 s), which more requests reach. There the two models may print a
+# request differently before it is whole (a kept-alive connection's
+# span: the model that keeps every event sees it in the request before,
+# the one that drops prints it at its timeout, then updated), so only
+# their counts are compared.
 "$DT_BUILDDIR/tests/tools/dt-watch-replay" -s 10 -t 3000 "$out/dt-a/traces" \
 	> "$out/replay-3s.txt" 2>&1
-st=$?
-n=$(cat "$out/replay.txt" "$out/replay-3s.txt" |
-	grep -c "^seed [0-9]*: same: printed $n_req and $n_req ")
-tap_result $([ "$st" = 0 ] && [ "$n" -eq 20 ]; echo $?) \
-	"replayed, each model printed the $n_req requests, the same: $n of 20 schedules (10 with a 3 s timeout)"
-grep -v ": same: printed $n_req and $n_req " "$out/replay-3s.txt" | grep '^seed' | head -n 6 | tap_diag_stdin
+n=$(grep -c "^seed [0-9]*: same: printed $n_req and $n_req " "$out/replay.txt")
+n3=$(grep -c "^seed [0-9]*: [A-Za-z]*: printed $n_req and $n_req " "$out/replay-3s.txt")
+tap_result $([ "$n" -eq 10 ] && [ "$n3" -eq 10 ]; echo $?) \
+	"replayed, each model printed the $n_req requests: $n of 10 schedules (the same bytes), $n3 of 10 with a 3 s timeout"
+grep '^seed' "$out/replay-3s.txt" | grep -v ": printed $n_req and $n_req " | head -n 6 | tap_diag_stdin
 
 # The phases, by host count in each request's last tree (by ID: the
 # order of first printing).
