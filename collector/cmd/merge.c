@@ -203,12 +203,7 @@ static int pass_sync(struct merge *m)
 	return r;
 }
 
-/*
- * merge's pass: each host's traces read once, by a graph of their own in
- * a thread of their own (requests-hosts.c): copied into OUT/ctf, the
- * marks and net segments to the sync, the events to the requests, whose
- * table goes to OUT/requests.txt. 0, or -1 after saying why.
- */
+/* The hosts pass's progress: events taken, the slowest host's time. */
 static void hosts_progress(void *data, uint64_t events, int64_t ts)
 {
 	struct merge *m = data;
@@ -218,6 +213,12 @@ static void hosts_progress(void *data, uint64_t events, int64_t ts)
 	progress_bar(m);
 }
 
+/*
+ * merge's pass: each host's traces read once, by a graph of their own in
+ * a thread of their own (requests-hosts.c): copied into OUT/ctf, the
+ * marks and net segments to the sync, the events to the requests, whose
+ * table goes to OUT/requests.txt. 0, or -1 after saying why.
+ */
 static int pass_hosts(struct merge *m)
 {
 	struct dt_hosts_pass p = { .reference = m->reference,

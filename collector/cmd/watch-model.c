@@ -391,6 +391,25 @@ static int64_t own_start_of(struct dt_watch *w, const struct dt_rq_span *sp)
 }
 
 /*
+ * The request printed rooted at span sp (at its timeout, while the rest
+ * of its request was behind), with its list and index there; NULL if
+ * none.
+ */
+static struct shown *piece_of(struct dt_watch *w, const struct dt_rq_span *sp,
+			      GPtrArray **list, int *k)
+{
+	GPtrArray *was = g_hash_table_lookup(w->shown,
+					     root_key(sp->host, sp->tid));
+	struct shown *p;
+
+	if (!was || (*k = shown_at(was, own_start_of(w, sp))) < 0)
+		return NULL;
+	p = g_ptr_array_index(was, *k);
+	*list = was;
+	return p->printed ? p : NULL;
+}
+
+/*
  * The request as known across builds: by its root (host, thread and
  * start in that host's clock, which the maps do not change); else, a
  * request printed before rooted at one of its spans (printed at its
@@ -402,33 +421,26 @@ static struct shown *shown_of(struct dt_watch *w, const struct dt_rq_model *m,
 			      const struct dt_rq_request *r, int64_t now_us)
 {
 	const struct dt_rq_span *root = &m->spans[r->root];
-	GPtrArray *same = shown_list(w, root->host, root->tid);
+	GPtrArray *same = shown_list(w, root->host, root->tid), *was;
 	int64_t own = own_start_of(w, root);
 	int k = shown_at(same, own);
-	struct shown *s = k >= 0 ? g_ptr_array_index(same, k) : NULL, *was_s;
+	struct shown *s = k >= 0 ? g_ptr_array_index(same, k) : NULL, *p;
 
 	if (s && s->printed)
 		return s;
 	for (int i = 0; i < r->n_spans; i++) {
-		const struct dt_rq_span *sp = &m->spans[r->spans[i]];
-		GPtrArray *was = g_hash_table_lookup(w->shown,
-						     root_key(sp->host,
-							      sp->tid));
-
-		if (sp == root || !was ||
-		    (k = shown_at(was, own_start_of(w, sp))) < 0 ||
-		    !((struct shown *)g_ptr_array_index(was, k))->printed)
+		if (r->spans[i] == r->root ||
+		    !(p = piece_of(w, &m->spans[r->spans[i]], &was, &k)))
 			continue;
-		was_s = g_ptr_array_steal_index(was, k);
+		g_ptr_array_steal_index(was, k);
 		/* the root's own entry, waiting, gives way to it */
 		if (s)
 			g_ptr_array_remove(same, s);
-		s = was_s;
-		s->host = root->host;
-		s->tid = root->tid;
-		s->own_start = own;
-		g_ptr_array_add(same, s);
-		return s;
+		p->host = root->host;
+		p->tid = root->tid;
+		p->own_start = own;
+		g_ptr_array_add(same, p);
+		return p;
 	}
 	if (s)
 		return s;
@@ -451,22 +463,14 @@ static struct shown *shown_of(struct dt_watch *w, const struct dt_rq_model *m,
 static void join_pieces(struct dt_watch *w, const struct dt_rq_model *m,
 			const struct dt_rq_request *r, struct shown *s)
 {
-	const struct dt_rq_span *root = &m->spans[r->root];
+	GPtrArray *was;
+	struct shown *p;
+	int k;
 
 	for (int i = 0; i < r->n_spans; i++) {
-		const struct dt_rq_span *sp = &m->spans[r->spans[i]];
-		GPtrArray *was;
-		struct shown *p;
-		int k;
-
-		if (sp == root)
-			continue;
-		was = g_hash_table_lookup(w->shown, root_key(sp->host,
-							     sp->tid));
-		if (!was || (k = shown_at(was, own_start_of(w, sp))) < 0)
-			continue;
-		p = g_ptr_array_index(was, k);
-		if (p == s || !p->printed)
+		if (r->spans[i] == r->root ||
+		    !(p = piece_of(w, &m->spans[r->spans[i]], &was, &k)) ||
+		    p == s)
 			continue;
 		say(w, "request %d was part of request %d: printed at its "
 		    "timeout before the rest of it was seen", p->id, s->id);

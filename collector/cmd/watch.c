@@ -4,7 +4,7 @@
  * goes on.
  *
  * live.c follows every session of the relayd; each event is decoded as
- * `dtracer requests` decodes it (requests-read.h) and handed to the
+ * `dtracer requests` decodes it (requests-decode.h) and handed to the
  * model (watch-model.c), which aligns the clocks, builds the requests
  * and prints them. Here: the options, the loop, the page.
  */

@@ -1,5 +1,5 @@
 /*
- * One read of each host's traces, the hosts side by side (requests-read.h):
+ * One read of each host's traces, the hosts side by side (requests-hosts.h):
  * the requests and the clock sync of the hosts' own traces (`dtracer
  * requests` on them), and, with ctf_out, merge's pass 1 too.
  *
