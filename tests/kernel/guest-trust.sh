@@ -251,7 +251,11 @@ dt-b)
 	echo one >&5
 	check "a flagged client's kept-alive connection: its first answer" \
 		wait_for 30 grep -q echo:one /tmp/k.out
-	check "... both ends followed" test "$(stat_of sockets)" -ge 2
+	# Followed now, or followed and already gone idle: on a loaded
+	# host the check can come later than the idle bound (CI saw 0).
+	n=$(($(stat_of sockets) + $(grown sockets_idle)))
+	check "... both ends followed (entries now, or gone idle since: $n)" \
+		test "$n" -ge 2
 	check "... their entries go within the idle bound, the connection open" \
 		wait_for 20 sockets_are 0
 	check "... counted in sockets_idle" grew sockets_idle -eq 2
@@ -405,6 +409,10 @@ PY
 		> /tmp/ns-serve2.log 2>&1 &
 	nss2=$!
 	check "... a second echo server in it" inns $tcp request -w 30 127.0.0.1 7401 ping
+	# The namespace's 127.0.0.1 used a propagation of its own second at
+	# the forgery above: that second ends first (a fast guest came back
+	# here within it, and the budget of 1 refused the namespace's next).
+	sleep 1
 	check "budgets: max_propagations_per_peer 1, max_propagations 0" \
 		sh -c "echo 1 > $par/max_propagations_per_peer && echo 0 > $sys/max_propagations"
 	mark_stats
