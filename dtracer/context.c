@@ -238,6 +238,29 @@ void dt_flag_move_locked(struct dt_flag *f, struct dt_flag *old,
 bool dt_flags_enter(struct task_struct *task, struct dt_ctx *c,
 		    enum dt_reason reason)
 {
+	return dt_flags_enter_from(task, c, reason, 0);
+}
+
+/* The counter of threads entering a context for reason. */
+static enum dt_stat dt_enter_stat(enum dt_reason reason)
+{
+	switch (reason) {
+	case DT_REASON_PROPAGATED:
+		return DT_STAT_PROPAGATIONS;
+	case DT_REASON_LOCAL:
+		return DT_STAT_UNIX_HOPS;
+	default:
+		return DT_STAT_RESUMES;
+	}
+}
+
+/*
+ * As dt_flags_enter(), from: the thread that gave task the request (the
+ * event's parent: for local, the writer of the request's bytes).
+ */
+bool dt_flags_enter_from(struct task_struct *task, struct dt_ctx *c,
+			 enum dt_reason reason, pid_t from)
+{
 	struct dt_flag *f, *old;
 	unsigned long irq;
 	bool in;
@@ -256,9 +279,8 @@ bool dt_flags_enter(struct task_struct *task, struct dt_ctx *c,
 	in = old && old->ctx == c;
 	if (dt_flags_may_enter_locked(task, old, c, reason) &&
 	    dt_ctx_tryget(c)) {
-		dt_flag_move_locked(f, old, task, c, reason, 0);
-		dt_stat_inc(reason == DT_REASON_PROPAGATED ?
-			    DT_STAT_PROPAGATIONS : DT_STAT_RESUMES);
+		dt_flag_move_locked(f, old, task, c, reason, from);
+		dt_stat_inc(dt_enter_stat(reason));
 		f = NULL;
 		in = true;
 	}
@@ -332,11 +354,12 @@ static void dt_expire_arm_locked(u64 since)
 }
 
 /*
- * task, flagged, wrote on sk: if sk is its request's socket, that is its
- * response (the first write counts one in responses), which goes on at
- * least until task turns to other work or response_idle_ms pass.
+ * task, flagged, wrote its context's response if that context is c or
+ * its socket is sk (the first write counts one in responses): it goes
+ * on at least until task turns to other work or response_idle_ms pass.
  */
-void dt_flags_wrote(struct task_struct *task, const struct sock *sk)
+static void dt_flags_wrote_for(struct task_struct *task, const struct sock *sk,
+			       const struct dt_ctx *c)
 {
 	struct dt_flag *f;
 	unsigned long irq;
@@ -350,7 +373,8 @@ void dt_flags_wrote(struct task_struct *task, const struct sock *sk)
 	 */
 	rcu_read_lock();
 	f = dt_flag_find(task);
-	again = f && f->ctx && f->ctx->sk == sk && READ_ONCE(f->wrote);
+	again = f && f->ctx && (f->ctx == c || f->ctx->sk == sk) &&
+		READ_ONCE(f->wrote);
 	if (again)
 		WRITE_ONCE(f->wrote, ktime_get_ns());
 	rcu_read_unlock();
@@ -358,7 +382,7 @@ void dt_flags_wrote(struct task_struct *task, const struct sock *sk)
 		return;
 	spin_lock_irqsave(&dt_flags_lock, irq);
 	f = dt_flag_find(task);
-	if (f && f->ctx && f->ctx->sk == sk) {
+	if (f && f->ctx && (f->ctx == c || f->ctx->sk == sk)) {
 		u64 ms = READ_ONCE(dt_response_idle_ms);
 
 		if (!f->wrote)
@@ -368,6 +392,19 @@ void dt_flags_wrote(struct task_struct *task, const struct sock *sk)
 			dt_expire_at_locked(f->wrote + ms * NSEC_PER_MSEC);
 	}
 	spin_unlock_irqrestore(&dt_flags_lock, irq);
+}
+
+/* task, flagged, wrote on sk: its response if sk is its request's socket. */
+void dt_flags_wrote(struct task_struct *task, const struct sock *sk)
+{
+	dt_flags_wrote_for(task, sk, NULL);
+}
+
+/* task wrote c's response on another socket (unix.c: over AF_UNIX). */
+void dt_flags_answered(struct task_struct *task, const struct dt_ctx *c)
+{
+	if (c)
+		dt_flags_wrote_for(task, NULL, c);
 }
 
 /*
@@ -429,8 +466,8 @@ static void dt_expire(struct work_struct *work)
 	}
 }
 
-/* sk is being destroyed: threads serving its request leave it. */
-void dt_flags_socket_gone(const struct sock *sk)
+/* The threads serving sk's request leave it, for why. */
+static void dt_flags_sk_end(const struct sock *sk, enum dt_unflag why)
 {
 	struct dt_flag *f;
 	struct hlist_node *tmp;
@@ -442,8 +479,23 @@ void dt_flags_socket_gone(const struct sock *sk)
 	hash_for_each_possible_safe(dt_flags_by_sk, f, tmp, by_sk,
 				    (unsigned long)sk)
 		if (f->ctx->sk == sk)
-			dt_flag_remove_locked(f, DT_UNFLAG_CLOSED);
+			dt_flag_remove_locked(f, why);
 	spin_unlock_irqrestore(&dt_flags_lock, irq);
+}
+
+/* sk is being destroyed: threads serving its request leave it. */
+void dt_flags_socket_gone(const struct sock *sk)
+{
+	dt_flags_sk_end(sk, DT_UNFLAG_CLOSED);
+}
+
+/*
+ * The peer that asked on sk says its request is over (ingress.c: its
+ * client was removed): the threads serving it leave (removed).
+ */
+void dt_flags_request_stopped(const struct sock *sk)
+{
+	dt_flags_sk_end(sk, DT_UNFLAG_REMOVED);
 }
 
 /*

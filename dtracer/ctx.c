@@ -10,8 +10,9 @@
  * kfree_rcu() with the last one, so a pointer read under RCU stays
  * readable to the end of the read-side section; keeping it longer takes
  * a reference (dt_ctx_tryget()). Every reference is held by a bounded
- * table entry, so contexts are bounded by max_threads + 2 * max_sockets
- * + 64 (deferred.c's requests waiting for their calls).
+ * table entry, so contexts are bounded by max_threads + 3 * max_sockets
+ * + 64 (deferred.c's requests waiting for their calls; the third
+ * max_sockets: unix.c's entries).
  *
  * dead: the request's socket is gone (set before its threads are
  * unflagged, read under dt_flags_lock): no thread may join the context

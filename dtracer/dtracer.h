@@ -100,6 +100,9 @@ enum dt_stat {
 	DT_STAT_DROP_PEER,		/* propagations over a peer's budget */
 	DT_STAT_DROP_REQUEST,		/* threads over a request's budget */
 	DT_STAT_EXPIRED_UNANSWERED,	/* in a request too long, no answer */
+	DT_STAT_UNIX_HOPS,		/* requests read over AF_UNIX */
+	DT_STAT_STOPS_SENT,		/* "request over" sent to a peer */
+	DT_STAT_STOPPED,		/* requests ended by their client's */
 	DT_STAT_COUNT
 };
 
@@ -168,6 +171,7 @@ enum dt_reason {
 	DT_REASON_RESUMED = DTRACER_FLAG_RESUMED,	/* back to a context */
 	DT_REASON_HANDOFF = DTRACER_FLAG_HANDOFF,	/* woken to serve one */
 	DT_REASON_DEFERRED = DTRACER_FLAG_DEFERRED,	/* its deferred call */
+	DT_REASON_LOCAL = DTRACER_FLAG_LOCAL,		/* over AF_UNIX */
 };
 
 enum dt_unflag {
@@ -216,10 +220,14 @@ unsigned int dt_flags_max_propagations(void);
 void dt_flags_set_max_propagations(unsigned int per_second);
 bool dt_flags_enter(struct task_struct *task, struct dt_ctx *c,
 		    enum dt_reason reason);
+bool dt_flags_enter_from(struct task_struct *task, struct dt_ctx *c,
+			 enum dt_reason reason, pid_t from);
 void dt_flags_leave(struct task_struct *task);
 struct dt_ctx *dt_flags_ctx(struct task_struct *task, enum dt_reason *reason);
 void dt_flags_wrote(struct task_struct *task, const struct sock *sk);
+void dt_flags_answered(struct task_struct *task, const struct dt_ctx *c);
 void dt_flags_socket_gone(const struct sock *sk);
+void dt_flags_request_stopped(const struct sock *sk);
 void dt_flags_end_contexts(void);
 void dt_flags_exit(void);
 
@@ -248,6 +256,8 @@ struct dt_sock {
 	unsigned long used;		/* jiffies of its last change */
 	bool connecting;		/* its first write is outstanding's */
 	const struct task_struct *asker; /* a client awaiting an answer */
+	const struct task_struct *client; /* a client that asked here */
+	bool stop;			/* the next segment says the request is over */
 	u64 asked_at;			/* ... since (monotonic ns) */
 	struct rcu_head rcu;
 };
@@ -275,11 +285,20 @@ void dt_sockets_disarm(void);
 #define DT_MARK_BYTE 12		/* data offset and reserved bits */
 #define DT_MARK_BIT 0x08	/* the first reserved bit (never AE/NS) */
 #define DT_RESP_BIT 0x04	/* the second: the bytes are a response */
+/*
+ * The second bit alone, on any segment (a pure ACK too) from the side
+ * that asked: the request is over, nobody here follows it any more.
+ */
+#define DT_STOP_BITS DT_RESP_BIT
 
 /* egress.c: record marked writes, mark leaving segments. */
 int dt_egress_arm(void);
 void dt_egress_disarm(void);
 unsigned long dt_egress_missed(void);
+
+/* unix.c: a request's context carried over AF_UNIX stream sockets. */
+void dt_unix_arm(void);
+void dt_unix_disarm(void);
 
 /* deferred.c: an event loop's requests, until each one's upstream call. */
 enum dt_fwd {

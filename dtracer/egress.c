@@ -35,7 +35,9 @@
  * 2. Marking (netfilter LOCAL_OUT, IPv4 and IPv6, last priority): a TCP
  *    segment of a followed socket whose bytes overlap a marked range gets
  *    the first reserved bit (0x08 of header byte 12), and a response's
- *    the second one too (0x04). The header is made writable first and the
+ *    the second one too (0x04); any other segment (a pure ACK too) of
+ *    a socket ingress asked to stop carries the second bit alone: the
+ *    request sent there is over (ingress.c). The header is made writable first and the
  *    checksum fixed whatever ip_summed is. The header is rebuilt at every
  *    transmission, so retransmissions are marked the same way; GSO copies
  *    the header into every segment. Each marked segment fires
@@ -224,6 +226,8 @@ static void dt_writer_open(struct dt_sock *ds, u32 seq, enum dt_kind kind,
 	}
 	/* Who wrote, for the mark's event; not the context (no reference). */
 	ds->sender.ctx = NULL;
+	if (kind == DT_REQUEST && by && by->client)
+		ds->client = current;
 	if (kind == DT_REQUEST && by && by->client && !ds->asker) {
 		/* A client's request starts: ingress ends it at the answer. */
 		ds->asker = current;
@@ -418,6 +422,43 @@ static bool dt_set_mark(struct sk_buff *skb, unsigned int thoff,
 	return true;
 }
 
+/*
+ * Whether sk's next segment says its request is over (ingress.c set
+ * it: a marked response came for nobody here); the saying is taken.
+ */
+static bool dt_take_stop(const struct sock *sk)
+{
+	struct dt_sock *ds = dt_sock_find(sk);
+	unsigned long irq;
+	bool stop;
+
+	if (!ds || !READ_ONCE(ds->stop))
+		return false;
+	spin_lock_irqsave(&ds->lock, irq);
+	stop = ds->stop;
+	ds->stop = false;
+	spin_unlock_irqrestore(&ds->lock, irq);
+	return stop;
+}
+
+/* Sets the stop bits at thoff (a pure ACK, or unmarked bytes). */
+static void dt_set_stop(struct sk_buff *skb, unsigned int thoff)
+{
+	struct tcphdr *th;
+	__be16 *word, old;
+
+	if (skb_ensure_writable(skb, thoff + sizeof(*th))) {
+		dt_stat_inc(DT_STAT_DROP_UNWRITABLE);
+		return;
+	}
+	th = (struct tcphdr *)(skb->data + thoff);
+	word = (__be16 *)((u8 *)th + DT_MARK_BYTE);
+	old = *word;
+	((u8 *)th)[DT_MARK_BYTE] |= DT_STOP_BITS;
+	inet_proto_csum_replace2(&th->check, skb, old, *word, false);
+	dt_stat_inc(DT_STAT_STOPS_SENT);
+}
+
 static unsigned int dt_egress_hook(void *priv, struct sk_buff *skb,
 				   const struct nf_hook_state *state)
 {
@@ -439,12 +480,17 @@ static unsigned int dt_egress_hook(void *priv, struct sk_buff *skb,
 	if (!th)
 		return NF_ACCEPT;
 	len = skb->len - thoff - th->doff * 4;
-	if (len <= 0 || ((const u8 *)th)[DT_MARK_BYTE] & DT_MARK_BIT)
+	if (((const u8 *)th)[DT_MARK_BYTE] & (DT_MARK_BIT | DT_RESP_BIT))
 		return NF_ACCEPT;
 	seq = ntohl(th->seq);
-	kind = dt_segment_kind(sk, seq, seq + len, &by);
-	if (kind == DT_UNMARKED)
+	kind = len > 0 ? dt_segment_kind(sk, seq, seq + len, &by) :
+			 DT_UNMARKED;
+	if (kind == DT_UNMARKED) {
+		if (!th->syn && !th->rst && dt_take_stop(sk) &&
+		    !dt_sock_signed(sk))
+			dt_set_stop(skb, thoff);
 		return NF_ACCEPT;
+	}
 	if (dt_sock_signed(sk)) {
 		dt_stat_inc(DT_STAT_MARKS_SIGNED);
 		return NF_ACCEPT;

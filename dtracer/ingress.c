@@ -18,7 +18,12 @@
  *    the stack ignores the bit.
  *    Unmarked packets cost a protocol test and one byte test.
  *    A segment that also carries the second mark (a response's) is
- *    recorded apart.
+ *    recorded apart; a response for nobody here any more (its client
+ *    removed, or the request that asked over) has the next segment to
+ *    the peer say so (egress.c, a stop). A segment with the second
+ *    bit alone (a stop; a pure ACK too), past the same checks, ends
+ *    the request its socket serves: its context dies, its threads
+ *    leave it (removed), later writes there are unmarked.
  * 2. What a read is (tracepoint tcp_rcv_space_adjust, which every TCP
  *    read path fires in the reader's context once it has taken bytes;
  *    it works for a reader that was already blocked when the bytes
@@ -169,7 +174,25 @@ static bool dt_acceptable(struct sk_buff *skb,
 	return !nf_checksum(skb, state->hook, thoff, IPPROTO_TCP, state->pf);
 }
 
-/* Records [seq, end) as marked bytes received on sk (a response's?). */
+/*
+ * Under ds->lock: whether a response arriving on ds's socket is for
+ * nobody here any more: the client that asked is no longer flagged
+ * (remove_pid, or it exited), or the request that asked is over.
+ */
+static bool dt_unwanted(const struct dt_sock *ds)
+{
+	lockdep_assert_held(&ds->lock);
+	if (ds->client)
+		return !dt_flagged(ds->client);
+	return ds->outstanding && READ_ONCE(ds->outstanding->dead);
+}
+
+/*
+ * Records [seq, end) as marked bytes received on sk (a response's?). A
+ * response for nobody here (a stream pushing on after its subscriber
+ * was removed) has the next segment to the peer say the request is
+ * over (egress.c).
+ */
 static void dt_note_received(const struct sock *sk, u32 seq, u32 end,
 			     bool resp)
 {
@@ -185,7 +208,35 @@ static void dt_note_received(const struct sock *sk, u32 seq, u32 end,
 		return;
 	if (dt_ranges_add(resp ? &ds->rcvd_resp : &ds->rcvd, seq, end))
 		dt_stat_inc(DT_STAT_DROP_RANGES);
+	if (resp && dt_unwanted(ds))
+		ds->stop = true;
 	spin_unlock_irqrestore(&ds->lock, irq);
+}
+
+/*
+ * The peer says the request it sent on sk is over: the socket serves
+ * it no more, nobody joins it again, and its threads leave it (removed).
+ */
+static void dt_stopped(const struct sock *sk)
+{
+	struct dt_ctx *c = NULL;
+	struct dt_sock *ds;
+	unsigned long irq;
+
+	ds = dt_sock_find(sk);
+	if (!ds)
+		return;
+	spin_lock_irqsave(&ds->lock, irq);
+	if (!ds->gone && ds->served) {
+		c = ds->served;
+		dt_ctx_kill(c);
+		dt_sock_set_ctx(ds, &ds->served, NULL);
+	}
+	spin_unlock_irqrestore(&ds->lock, irq);
+	if (c) {
+		dt_stat_inc(DT_STAT_STOPPED);
+		dt_flags_request_stopped(sk);
+	}
 }
 
 static unsigned int dt_ingress_hook(void *priv, struct sk_buff *skb,
@@ -198,21 +249,24 @@ static unsigned int dt_ingress_hook(void *priv, struct sk_buff *skb,
 	int thoff, len;
 	bool resp;
 	u32 seq;
+	u8 bits;
 
 	thoff = dt_tcp_offset(skb, state->pf);
 	if (thoff < 0)
 		return NF_ACCEPT;
 	th = skb_header_pointer(skb, thoff, sizeof(_th), &_th);
-	if (!th || !(((const u8 *)th)[DT_MARK_BYTE] & DT_MARK_BIT))
+	if (!th)
 		return NF_ACCEPT;
+	bits = ((const u8 *)th)[DT_MARK_BYTE] & (DT_MARK_BIT | DT_RESP_BIT);
 	len = skb->len - thoff - th->doff * 4;
-	if (len <= 0)
+	if (!bits || (bits != DT_STOP_BITS && len <= 0))
 		return NF_ACCEPT;
 	if (!dt_trusted(skb, state->pf, state->net)) {
 		dt_stat_inc(DT_STAT_MARKS_UNTRUSTED);
 		return NF_ACCEPT;
 	}
-	dt_stat_inc(DT_STAT_MARKS_RECEIVED);
+	if (bits != DT_STOP_BITS)
+		dt_stat_inc(DT_STAT_MARKS_RECEIVED);
 	seq = ntohl(th->seq);
 	resp = ((const u8 *)th)[DT_MARK_BYTE] & DT_RESP_BIT;
 	sk = dt_demuxed(skb);
@@ -226,6 +280,8 @@ static unsigned int dt_ingress_hook(void *priv, struct sk_buff *skb,
 		dt_stat_inc(DT_STAT_MARKS_OUT_OF_WINDOW);
 	} else if (!dt_acceptable(skb, state, sk, th, thoff)) {
 		dt_stat_inc(DT_STAT_MARKS_REJECTED);
+	} else if (bits == DT_STOP_BITS) {
+		dt_stopped(sk);
 	} else {
 		dt_event_mark_recv(skb, state->pf, th, seq, seq + len, resp);
 		dt_note_received(sk, seq, seq + len, resp);

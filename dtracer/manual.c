@@ -189,7 +189,14 @@ static const char *const dt_reason_names[] = {
 	[DT_REASON_RESUMED] = "resumed",
 	[DT_REASON_HANDOFF] = "handoff",
 	[DT_REASON_DEFERRED] = "deferred",
+	[DT_REASON_LOCAL] = "local",
 };
+
+static const char *dt_reason_name(enum dt_reason r)
+{
+	return (unsigned int)r < ARRAY_SIZE(dt_reason_names) &&
+	       dt_reason_names[r] ? dt_reason_names[r] : "unknown";
+}
 
 /* One line of list_pid; returns its length, or 0 if it does not fit. */
 static size_t dt_flag_print(char *buf, size_t size, const struct dt_flag *f)
@@ -208,7 +215,7 @@ static size_t dt_flag_print(char *buf, size_t size, const struct dt_flag *f)
 	else
 		len = snprintf(buf, size, "%d %d %s%s\n",
 			       task_pid_vnr(f->task), task_tgid_vnr(f->task),
-			       dt_reason_names[f->reason], tuple);
+			       dt_reason_name(f->reason), tuple);
 	return len > 0 && (size_t)len < size ? len : 0;
 }
 

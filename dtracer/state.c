@@ -4,7 +4,8 @@
  *
  * probe: whether the packet hooks are armed. Arming registers, in order,
  * the socket table's destroy hook, ingress, egress, the hand-off's
- * wake-up hook; disarming undoes them
+ * wake-up hook, Go's uprobes, AF_UNIX hops (never failing: unix.c);
+ * disarming undoes them
  * in reverse, then drops every socket entry and ends every request's
  * context (the threads in one are unflagged; clients stay). A failure on the way
  * undoes what was done: probe stays 0. Changes are serialised by
@@ -44,6 +45,7 @@ static int dt_arm(void)
 	ret = dt_go_arm();
 	if (ret)
 		goto out_handoff;
+	dt_unix_arm();
 	return 0;
 
 out_handoff:
@@ -59,6 +61,7 @@ out_sockets:
 
 static void dt_disarm(void)
 {
+	dt_unix_disarm();
 	dt_go_disarm();
 	dt_handoff_disarm();
 	dt_egress_disarm();

@@ -45,6 +45,9 @@ static const char *const dt_stat_names[DT_STAT_COUNT] = {
 	[DT_STAT_DROP_PEER] = "drops_rate_peer",
 	[DT_STAT_DROP_REQUEST] = "drops_request_threads",
 	[DT_STAT_EXPIRED_UNANSWERED] = "expired_unanswered",
+	[DT_STAT_UNIX_HOPS] = "unix_hops",
+	[DT_STAT_STOPS_SENT] = "stops_sent",
+	[DT_STAT_STOPPED] = "requests_stopped",
 };
 
 void dt_stat_inc(enum dt_stat s)

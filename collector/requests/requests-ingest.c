@@ -207,13 +207,14 @@ static int add_flag(struct dt_rq_builder *b, struct host *h, int hi,
 	}
 	if ((ev->reason == DT_RQ_FLAG_RESUMED ||
 	     ev->reason == DT_RQ_FLAG_HANDOFF ||
-	     ev->reason == DT_RQ_FLAG_DEFERRED) && resume_span(b, h, t, ev))
+	     ev->reason == DT_RQ_FLAG_DEFERRED ||
+	     ev->reason == DT_RQ_FLAG_LOCAL) && resume_span(b, h, t, ev))
 		return 0;
 	r.host = hi;
 	r.tid = ev->tid;
 	r.pid = ev->pid;
 	r.parent_tid = ev->parent;
-	r.flag = (unsigned)ev->reason <= DT_RQ_FLAG_DEFERRED ?
+	r.flag = (unsigned)ev->reason <= DT_RQ_FLAG_LOCAL ?
 		 (enum dt_rq_flag_reason)ev->reason : DT_RQ_FLAG_MANUAL;
 	r.context = ev->context;
 	r.guess = guessed(ev->reason);

@@ -111,8 +111,9 @@ static void link_propagated(struct finish *F, struct raw *r)
 }
 
 /*
- * A thread handed the request by a wake-up: a child of the waker's span
- * (the thread that read the request), else of the one that began it.
+ * A thread handed the request by a wake-up, or that read it over a UNIX
+ * socket: a child of the waker's (the writer's) span, else of the one
+ * that began it.
  */
 static int handed_by(struct finish *F, const struct raw *r)
 {
@@ -136,7 +137,8 @@ void rq_link_raws(struct finish *F)
 		else if (r->flag == DT_RQ_FLAG_RESUMED ||
 			 r->flag == DT_RQ_FLAG_DEFERRED)
 			r->parent = r->origin;
-		else if (r->flag == DT_RQ_FLAG_HANDOFF)
+		else if (r->flag == DT_RQ_FLAG_HANDOFF ||
+			 r->flag == DT_RQ_FLAG_LOCAL)
 			r->parent = handed_by(F, r);
 		if (r->parent == (int)i)
 			r->parent = -1;

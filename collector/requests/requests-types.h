@@ -28,6 +28,7 @@ enum dt_rq_flag_reason {
 	DT_RQ_FLAG_RESUMED = 3,	/* another thread joined the request */
 	DT_RQ_FLAG_HANDOFF = 4,	/* a thread woken by one serving it */
 	DT_RQ_FLAG_DEFERRED = 5, /* an event loop writing its deferred call */
+	DT_RQ_FLAG_LOCAL = 6,	/* read the request over a UNIX socket */
 };
 
 /* dtracer_unflag's reasons, plus how a span can end without one. */

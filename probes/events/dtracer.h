@@ -47,6 +47,7 @@ LTTNG_TRACEPOINT_ENUM(dtracer_flag_reason,
 		ctf_enum_value("resumed", DTRACER_FLAG_RESUMED)
 		ctf_enum_value("handoff", DTRACER_FLAG_HANDOFF)
 		ctf_enum_value("deferred", DTRACER_FLAG_DEFERRED)
+		ctf_enum_value("local", DTRACER_FLAG_LOCAL)
 	)
 )
 

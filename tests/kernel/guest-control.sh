@@ -268,6 +268,56 @@ check "rmmod" rmmod dtracer
 check "modprobe again" modprobe dtracer
 check "list_pid starts empty" list_is
 check "trace starts at 0" reads_exactly $sys/trace 0
+
+# A long-lived stream on loopback: a flagged subscriber (socat) asks a
+# dt-tcp server for a push every 200 ms. While it is flagged each push
+# is its request's response (marked; the server's thread in the
+# request). remove_pid ends it on both ends at once: the ACK of the next
+# push says the request is over (stops_sent), the server's thread
+# leaves (requests_stopped), and the pushes that follow, the stream
+# going on, are neither marked nor traced.
+tcp=$DT_BUILDDIR/tests/tools/dt-tcp
+check "probe 1 (loopback trusted)" sh -c "echo 1 > $sys/probe"
+$tcp serve -4 -p 200 7720 1 > /tmp/push.log 2>&1 &
+pushd=$!
+check "a stream server on 7720 (dt-tcp serve -p 200)" \
+	wait_for 30 sh -c "ss -Hltn | grep -q ':7720 '"
+mkfifo /tmp/sub.in
+# shellcheck disable=SC2016
+sh -c 'echo $$ > /tmp/sub.pid && echo $$ > '$sys'/add_pid &&
+	exec socat - TCP4:127.0.0.1:7720' < /tmp/sub.in > /tmp/sub.out 2>&1 &
+exec 8> /tmp/sub.in
+check "a flagged subscriber (socat)" wait_for 30 test -s /tmp/sub.pid
+sub=$(cat /tmp/sub.pid)
+echo subscribe >&8
+pushes() {
+	grep -c '^push:' /tmp/sub.out
+}
+check "the flagged subscriber gets pushes" wait_for 30 sh -c "[ \$(grep -c '^push:' /tmp/sub.out) -ge 3 ]"
+check "... the stream's thread serves its request" \
+	grep -q "^$pushd $pushd \(propagated\|resumed\) " $sys/list_pid
+# Pushes counted as read, marks as sent: one may be on its way.
+m0=$(stat_of marks_sent) n0=$(pushes)
+sleep 1
+m1=$(stat_of marks_sent) n1=$(pushes)
+check "... each push marked ($((m1 - m0)) marks for $((n1 - n0)) pushes in 1 s)" \
+	test $((n1 - n0)) -ge 2 -a $((m1 - m0)) -ge $((n1 - n0 - 1))
+s0=$(stat_of stops_sent) r0=$(stat_of requests_stopped)
+check "remove_pid the subscriber, mid-stream" sh -c "echo $sub > $sys/remove_pid"
+check "... the stream's thread leaves its request within a push" \
+	wait_for 10 sh -c "! grep -q '^$pushd ' $sys/list_pid"
+check "... said by the subscriber's side, heard by the server's ($(($(stat_of stops_sent) - s0)) stops sent, $(($(stat_of requests_stopped) - r0)) request stopped)" \
+	test $(($(stat_of stops_sent) - s0)) -ge 1 -a $(($(stat_of requests_stopped) - r0)) = 1
+sleep 0.5
+m2=$(stat_of marks_sent) n2=$(pushes)
+sleep 1
+m3=$(stat_of marks_sent) n3=$(pushes)
+check "... the stream goes on unmarked ($((n3 - n2)) pushes, $((m3 - m2)) marks in 1 s)" \
+	test $((n3 - n2)) -ge 2 -a $m3 = $m2
+check "... nothing flagged" list_is
+exec 8>&-
+kill $sub 2> /dev/null
+wait $pushd
 check "final rmmod" rmmod dtracer
 kill $s1 $s2 $s3
 dt_finish

@@ -10,6 +10,8 @@
 #   redis-cli, flagged ------>  redis-server (6379)  <--  8003: a pool (one
 #   redis-benchmark -P 16                                 reader, 3 workers)
 #   ab -k -c 32, unflagged      8090: Node.js loop  ----> 8004: a pool of 2
+#                               8083: nginx over a UNIX socket to a
+#                               dt-httpd on dt-b (/tmp/unixd.sock)
 #                               8091: Go net/http   ---->
 #                               8092: Python asyncio -->
 #                                                         that asks redis
@@ -56,7 +58,9 @@
 # one session of 2 connections; not followed) and a Java thread-pool
 # tier (dt-javamid.java, the JDK's HTTP server with 4 workers,
 # HttpURLConnection's shared keep-alive cache, 8093). Each logs, per
-# request, whether its thread was traced.
+# request, whether its thread was traced. And nginx's 8083 under the
+# same load to a dt-httpd on dt-b behind a UNIX socket (8 kept-alive
+# connections): the context crosses the socket (dtracer/unix.c), exact.
 #
 # Hand-shakes (dt-tcp) on 7600 + 20 * PHASE: +1 dt-b and dt-c ready,
 # +2 the flagged client is done (dt-a serves it to both), +3 both
@@ -119,6 +123,10 @@ nginx_conf() {
 			server dt-c:8004;
 			keepalive 8;
 		}
+		upstream local {
+			server unix:/tmp/unixd.sock;
+			keepalive 8;
+		}
 		server {
 			listen 8080;
 			location / {
@@ -137,6 +145,14 @@ nginx_conf() {
 			listen 8082;
 			location / {
 				proxy_pass http://pool;
+				proxy_http_version 1.1;
+				proxy_set_header Connection "";
+			}
+		}
+		server {
+			listen 8083;
+			location / {
+				proxy_pass http://local;
 				proxy_http_version 1.1;
 				proxy_set_header Connection "";
 			}
@@ -539,6 +555,8 @@ dt-a)
 		http://dt-b:8090/b-loop/1
 	phase 8 && client 8 go dt-b 8091 "http://dt-b:8091/f-go/[1-$N]" \
 		http://dt-b:8091/b-go/1
+	phase 11 && client 11 unix dt-b 8083 "http://dt-b:8083/f-unix/[1-$N]" \
+		http://dt-b:8083/b-unix/1
 	[ "$go" = 1 ] && phase 9 && client 9 aio dt-b 8092 "http://dt-b:8092/f-aio/[1-$N]" \
 		http://dt-b:8092/b-aio/1
 	[ "$go" = 1 ] && phase 10 && client 10 java dt-b 8093 "http://dt-b:8093/f-java/[1-$N]" \
@@ -597,6 +615,24 @@ dt-b)
 		kill $gpid
 		check "dtracer go --remove: no longer followed" sh -c \
 			"'$DT_BUILDDIR/collector/dtracer' go --remove '$gomid' && ! grep -q . $sys/go"
+	fi
+	if phase 11; then
+		# nginx -> a UNIX socket (keep-alive, 8 connections) ->
+		# dt-httpd on this host: the context crosses the socket
+		# (dtracer/unix.c), no mark on any wire.
+		$httpd /tmp/unixd.sock /tmp/unixd.log 2> /tmp/unixd.err &
+		upid=$!
+		check "dt-httpd listens on the UNIX socket /tmp/unixd.sock" wait_for 60 sh -c \
+			"ss -Hlx | grep -q /tmp/unixd.sock"
+		# nginx's workers run as nobody.
+		chmod 666 /tmp/unixd.sock
+		mark=$(stat_of unix_hops)
+		server 11 unix $pids $rpid $upid
+		truth unix $N /tmp/unixd.log "the server behind nginx's UNIX socket"
+		check "[unix] the requests read over the UNIX socket counted (unix_hops grew by $(($(stat_of unix_hops) - mark)), at least $N)" \
+			test $(($(stat_of unix_hops) - mark)) -ge $N
+		cp /tmp/unixd.log /tmp/unixd.err /tmp/nginx/error.log "$DT_RESULTS/"
+		kill $upid
 	fi
 	if [ "$go" = 1 ] && phase 9; then
 		python3 "$DT_SRCDIR/tests/tools/dt-aiomid.py" 8092 dt-c:8000 \
@@ -678,6 +714,7 @@ dt-c)
 		server 8 go $hpid $pool $mixed
 		target go $N
 	fi
+	phase 11 && server 11 unix $hpid $pool $mixed
 	if [ "$go" = 1 ] && phase 9; then
 		server 9 aio $hpid $pool $mixed
 		# Two upstream calls per request.

@@ -11,7 +11,8 @@
 # thread: only the flagged connection's system calls recorded), pools, a
 # mixed chain, a Node.js event loop deferring its calls (exact) and a
 # Go net/http tier (the target: all 20 flagged traced, at most
-# 1% of the others) under ab -k -c 32 (the Go tier: 28 s alone, about
+# 1% of the others) and nginx to a dt-httpd behind a UNIX socket (exact)
+# under ab -k -c 32 (the Go tier: 28 s alone, about
 # 70 s beside the other lane, on the lane that is not the suite's
 # critical path). The asyncio and Java tiers are bench/fidelity.sh's
 # only. See guest-fidelity.sh.

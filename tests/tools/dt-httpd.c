@@ -4,9 +4,10 @@
  * (its ground truth: was this request traced here?).
  *
  *   dt-httpd [-b BYTES | -f FILE] [-w CHUNK] [-p WORKERS] [-u HOST:PORT]
- *            PORT LOG
+ *            PORT|/PATH LOG
  *
- * Serves GET requests on PORT (IPv4, every address) with keep-alive
+ * Serves GET requests on PORT (IPv4, every address; a PORT that begins
+ * with "/" is the path of a UNIX stream socket instead) with keep-alive
  * (HTTP/1.1; "Connection: close" or HTTP/1.0 closes after the answer).
  * The answer is BYTES bytes (default 1000), written CHUNK bytes per
  * write() (default: all at once), or FILE sent with sendfile(), CHUNK
@@ -41,6 +42,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #define REQMAX 8192
@@ -56,7 +58,7 @@ static __thread int store_fd = -1;	/* this thread's connection to it */
 static int usage(void)
 {
 	fprintf(stderr,
-		"usage: dt-httpd [-b BYTES | -f FILE] [-w CHUNK] [-p WORKERS] [-u HOST:PORT] PORT LOG\n");
+		"usage: dt-httpd [-b BYTES | -f FILE] [-w CHUNK] [-p WORKERS] [-u HOST:PORT] PORT|/PATH LOG\n");
 	return 2;
 }
 
@@ -398,6 +400,26 @@ static int listen_on(long port)
 	return fd;
 }
 
+/* A UNIX stream socket at path (made anew), listening. */
+static int listen_unix(const char *path)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	int fd;
+
+	if (strlen(path) >= sizeof(a.sun_path)) {
+		fprintf(stderr, "dt-httpd: %s: path too long\n", path);
+		return -1;
+	}
+	strcpy(a.sun_path, path);
+	fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	if (fd < 0 || (unlink(path) && errno != ENOENT) ||
+	    bind(fd, (struct sockaddr *)&a, sizeof(a)) || listen(fd, 128)) {
+		perror("dt-httpd: listen");
+		return -1;
+	}
+	return fd;
+}
+
 int main(int argc, char **argv)
 {
 	long port, workers = 0;
@@ -422,14 +444,16 @@ int main(int argc, char **argv)
 		    opt == '?')
 			return usage();
 	}
-	if (argc - optind != 2 || parse_num(argv[optind], 1, &port) ||
-	    port > 65535)
+	if (argc - optind != 2 ||
+	    (argv[optind][0] != '/' &&
+	     (parse_num(argv[optind], 1, &port) || port > 65535)))
 		return usage();
 	logf = fopen(argv[optind + 1], "a");
 	if (!logf)
 		return perror("dt-httpd: log"), 1;
 	signal(SIGPIPE, SIG_IGN);
-	ls = listen_on(port);
+	ls = argv[optind][0] == '/' ? listen_unix(argv[optind]) :
+				      listen_on(port);
 	if (ls < 0)
 		return 1;
 	if (workers)

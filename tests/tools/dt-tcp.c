@@ -1,14 +1,16 @@
 /*
  * dt-tcp: a small TCP request/response peer for the tests.
  *
- *   dt-tcp serve [-4|-6] [-m KEY] [-d MS [-e K]] [-s|-n] PORT [COUNT]
+ *   dt-tcp serve [-4|-6] [-m KEY] [-d MS [-e K]] [-s|-n|-p MS] PORT [COUNT]
  *       accept COUNT connections (default 1, 0 = forever), one at a
  *       time; on each, answer every received chunk with "echo:" + chunk
  *       (after MS milliseconds with -d; with -e, only on every Kth
  *       connection: the Kth, 2Kth...), until the peer closes. With -s
  *       (sink), read until the peer shuts its side, then answer with the
  *       byte count and a newline. With -n (no answer), read until the
- *       peer shuts its side and close without a word.
+ *       peer shuts its side and close without a word. With -p MS (a
+ *       stream), after the first chunk write "push:N\n" every MS ms
+ *       until the peer goes.
  *   dt-tcp request [-w SECONDS] [-m KEY] HOST PORT MESSAGE [REPEAT]
  *       connect, send MESSAGE and read the answer, REPEAT times (default
  *       1); print the last answer; exit 0 only if every answer was right.
@@ -75,7 +77,7 @@
 static int usage(void)
 {
 	fprintf(stderr,
-		"usage: dt-tcp serve [-4|-6] [-m KEY] [-d MS [-e K]] [-s|-n] PORT [COUNT]\n"
+		"usage: dt-tcp serve [-4|-6] [-m KEY] [-d MS [-e K]] [-s|-n|-p MS] PORT [COUNT]\n"
 		"       dt-tcp request [-w SECONDS] [-m KEY] HOST PORT MESSAGE [REPEAT]\n"
 		"       dt-tcp send HOST PORT BYTES\n"
 		"       dt-tcp duo HOST PORT ROUNDS CHUNK\n"
@@ -183,6 +185,25 @@ static int echo_connection(int fd, long delay)
 	return n < 0 ? -1 : 0;
 }
 
+/*
+ * A stream (-p MS): after the first chunk read (a subscription), write
+ * "push:N\n" every MS ms until the peer goes.
+ */
+static int push_connection(int fd, long ms)
+{
+	char in[BUFSZ], out[32];
+	long n;
+
+	if (read(fd, in, sizeof(in)) <= 0)
+		return -1;
+	for (n = 1;; n++) {
+		snprintf(out, sizeof(out), "push:%ld\n", n);
+		if (write_all(fd, out, strlen(out)))
+			return 0;	/* the subscriber went */
+		sleep_ms(ms);
+	}
+}
+
 /* sink > 0: answer with the byte count; sink < 0: no answer. */
 static int sink_connection(int fd, int sink)
 {
@@ -204,7 +225,7 @@ static int sink_connection(int fd, int sink)
 static int serve(int argc, char **argv)
 {
 	int family = AF_INET6, one = 1, fd, i = 0, sink = 0;
-	long count = 1, port;
+	long count = 1, port, push = 0;
 	struct addrinfo hints = { 0 }, *ai;
 
 	while (argc > 0 && argv[0][0] == '-') {
@@ -216,6 +237,10 @@ static int serve(int argc, char **argv)
 			sink = -1;
 		} else if (!strcmp(argv[0], "-m") && argc > 1) {
 			if (check_key(argv[1]))
+				return 2;
+			argc--, argv++;
+		} else if (!strcmp(argv[0], "-p") && argc > 1) {
+			if (parse_count(argv[1], &push) || !push)
 				return 2;
 			argc--, argv++;
 		} else if (!strcmp(argv[0], "-d") && argc > 1) {
@@ -261,7 +286,8 @@ static int serve(int argc, char **argv)
 			perror("dt-tcp: accept");
 			return 1;
 		}
-		if (sink ? sink_connection(c, sink) :
+		if (push ? push_connection(c, push) :
+		    sink ? sink_connection(c, sink) :
 		    echo_connection(c, i % delay_every ? 0 : delay_ms))
 			perror("dt-tcp: connection");
 		close(c);

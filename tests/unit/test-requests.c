@@ -674,6 +674,49 @@ static void pool(void)
 }
 
 /*
+ * A hop over a UNIX socket: b's nginx-like 200 reads a's request
+ * (context 7) and writes it on a UNIX socket; 300, another process of
+ * b, reads it there (local, 200 in parent: the kernel knows the writer),
+ * answers, and 200 answers a. 300's span is a child of 200's, and no
+ * guess.
+ */
+static void unix_hop(void)
+{
+	struct dt_flow ab = flow(0, 1, 40000, 80);
+	struct dt_rq_model *m;
+	int sr, su;
+
+	begin(2);
+	flag(0, 1000, 100, 0, (struct dt_flow){ 0 }, 100);
+	send(0, 1200, 100, ab, 1, 10);
+	recv(1, 1500, ab, 1, 10);
+	ctx_flag(1, 1600, 200, DT_RQ_FLAG_PROPAGATED, ab, 7);
+	add((struct dt_rq_event){ .kind = DT_RQ_EV_FLAG, .host = host[1],
+				  .ts = 1700, .tid = 300, .pid = 300,
+				  .ctx_tid = 300, .procname = "php-fpm",
+				  .reason = DT_RQ_FLAG_LOCAL, .flow = ab,
+				  .parent = 200, .context = 7 });
+	ctx_unflag(1, 2300, 300, DT_RQ_END_RESPONSE, 7, 200);
+	send(1, 2400, 200, rev(ab), 90, 20);
+	ctx_unflag(1, 2900, 200, DT_RQ_END_RESPONSE, 7, 400);
+	recv(0, 2600, rev(ab), 90, 20);
+	unflag(0, 6000, 100, 0);
+	m = end();
+	sr = span_of(m, 0, host[1], 200);
+	su = span_of(m, 0, host[1], 300);
+	ok(m->n_requests == 1 && m->n_spans == 3 && sr >= 0 && su >= 0 &&
+	   m->spans[su].parent == sr,
+	   "UNIX hop: the reader of the socket is a child of its writer's span");
+	ok(su >= 0 && m->spans[su].flag_reason == DT_RQ_FLAG_LOCAL &&
+	   !m->spans[su].guess &&
+	   !strcmp(dt_rq_flag_reason_name(m->spans[su].flag_reason),
+		   "local") &&
+	   m->spans[su].start_ns == 1700 && m->spans[su].end_ns == 2100,
+	   "its span: local, exact, from its read to its last write");
+	dt_rq_model_free(m);
+}
+
+/*
  * An event loop that defers its upstream call: b's 200 reads a's
  * request (context 7), reads another (switched), then writes the call
  * to c for context 7 (deferred: the kernel's guess from the order of
@@ -764,6 +807,7 @@ int main(void)
 	helper_thread();
 	event_loop();
 	pool();
+	unix_hop();
 	deferred();
 	silent();
 	ok(!strcmp(dt_rq_flow_src(&f, buf), "10.0.0.1:40000") &&
