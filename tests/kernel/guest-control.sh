@@ -303,11 +303,18 @@ m1=$(stat_of marks_sent) n1=$(pushes)
 check "... each push marked ($((m1 - m0)) marks for $((n1 - n0)) pushes in 1 s)" \
 	test $((n1 - n0)) -ge 2 -a $((m1 - m0)) -ge $((n1 - n0 - 1))
 s0=$(stat_of stops_sent) r0=$(stat_of requests_stopped)
+tcpdump -i lo -n -U -w /tmp/stop.pcap 'tcp port 7720' 2> /tmp/stop.err &
+tdpid=$!
+check "tcpdump on lo, port 7720" wait_for 30 grep -q listening /tmp/stop.err
 check "remove_pid the subscriber, mid-stream" sh -c "echo $sub > $sys/remove_pid"
 check "... the stream's thread leaves its request within a push" \
 	wait_for 10 sh -c "! grep -q '^$pushd ' $sys/list_pid"
 check "... said by the subscriber's side, heard by the server's ($(($(stat_of stops_sent) - s0)) stops sent, $(($(stat_of requests_stopped) - r0)) request stopped)" \
 	test $(($(stat_of stops_sent) - s0)) -ge 1 -a $(($(stat_of requests_stopped) - r0)) = 1
+tcpdump_stop $tdpid /tmp/stop.err
+# To the server: the second bit alone (byte 12's 0x0c bits are 0x04).
+n=$(tcpdump -r /tmp/stop.pcap -n 'dst port 7720 and tcp[12] & 0x0c = 4' 2> /dev/null | wc -l)
+check "... on the wire: $n segment(s) to the server with the stop bit alone" test "$n" -ge 1
 sleep 0.5
 m2=$(stat_of marks_sent) n2=$(pushes)
 sleep 1
@@ -318,6 +325,32 @@ check "... nothing flagged" list_is
 exec 8>&-
 kill $sub 2> /dev/null
 wait $pushd
+
+# UDP leaves a context as it is: a server reading a flagged request
+# makes a UDP exchange (a DNS lookup's shape) before it answers. Its
+# thread stays in the request through its UDP read (it neither leaves
+# it, switches, nor comes back to it, resumes: its answer's write finds
+# it there), and nothing else is flagged (one propagation: its own).
+socat UDP4-RECVFROM:7731,fork SYSTEM:'tee -a /tmp/udp.seen' > /dev/null 2>&1 &
+udpd=$!
+$tcp serve -4 -U 7731 -d 500 7732 1 > /tmp/udp-serve.log 2>&1 &
+udps=$!
+check "a server that asks over UDP before it answers, on 7732" \
+	wait_for 30 sh -c "ss -Hltn | grep -q ':7732 '"
+p0=$(stat_of propagations) w0=$(stat_of switches) e0=$(stat_of resumes)
+r0=$(stat_of responses) i0=$(stat_of inherits)
+flagged $tcp request 127.0.0.1 7732 lookup > /tmp/udp-req.out 2>&1 &&
+	grep -q echo:lookup /tmp/udp-req.out &&
+	ok "... the flagged client got its answer" ||
+	not_ok "... the flagged client got its answer: $(cat /tmp/udp-req.out /tmp/udp-serve.log)"
+check "... the UDP peer got the lookup" grep -q lookup /tmp/udp.seen
+check "... the server's thread stayed in the request through its UDP read ($(($(stat_of switches) - w0)) switches, $(($(stat_of resumes) - e0)) resumes, $(($(stat_of responses) - r0)) response)" \
+	test $(($(stat_of switches) - w0)) = 0 -a $(($(stat_of resumes) - e0)) = 0 -a \
+		$(($(stat_of responses) - r0)) = 1
+check "... nobody else flagged ($(($(stat_of propagations) - p0)) propagation, $(($(stat_of inherits) - i0)) inherits)" \
+	test $(($(stat_of propagations) - p0)) = 1 -a $(($(stat_of inherits) - i0)) = 0
+wait $udps
+kill $udpd
 check "final rmmod" rmmod dtracer
 kill $s1 $s2 $s3
 dt_finish

@@ -1,11 +1,13 @@
 /*
  * dt-tcp: a small TCP request/response peer for the tests.
  *
- *   dt-tcp serve [-4|-6] [-m KEY] [-d MS [-e K]] [-s|-n|-p MS] PORT [COUNT]
+ *   dt-tcp serve [-4|-6] [-m KEY] [-d MS [-e K]] [-U PORT] [-s|-n|-p MS] PORT [COUNT]
  *       accept COUNT connections (default 1, 0 = forever), one at a
  *       time; on each, answer every received chunk with "echo:" + chunk
  *       (after MS milliseconds with -d; with -e, only on every Kth
- *       connection: the Kth, 2Kth...), until the peer closes. With -s
+ *       connection: the Kth, 2Kth...; with -U PORT, after sending the
+ *       chunk to 127.0.0.1:PORT over UDP and reading a datagram back),
+ *       until the peer closes. With -s
  *       (sink), read until the peer shuts its side, then answer with the
  *       byte count and a newline. With -n (no answer), read until the
  *       peer shuts its side and close without a word. With -p MS (a
@@ -77,7 +79,7 @@
 static int usage(void)
 {
 	fprintf(stderr,
-		"usage: dt-tcp serve [-4|-6] [-m KEY] [-d MS [-e K]] [-s|-n|-p MS] PORT [COUNT]\n"
+		"usage: dt-tcp serve [-4|-6] [-m KEY] [-d MS [-e K]] [-U PORT] [-s|-n|-p MS] PORT [COUNT]\n"
 		"       dt-tcp request [-w SECONDS] [-m KEY] HOST PORT MESSAGE [REPEAT]\n"
 		"       dt-tcp send HOST PORT BYTES\n"
 		"       dt-tcp duo HOST PORT ROUNDS CHUNK\n"
@@ -125,6 +127,33 @@ static void sleep_ms(long ms)
 }
 
 static long delay_ms, delay_every = 1;
+static long lookup_port;	/* -U: a UDP exchange before each answer */
+
+/*
+ * -U PORT: send the chunk to 127.0.0.1:PORT over UDP and wait (1 s at
+ * most) for a datagram back: a DNS lookup in the middle of a request.
+ */
+static int udp_lookup(const char *p, size_t n)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_port = htons((uint16_t)lookup_port),
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct timeval tv = { .tv_sec = 1 };
+	char back[BUFSZ];
+	int fd = socket(AF_INET, SOCK_DGRAM, 0), ok;
+
+	ok = fd >= 0 &&
+	     !setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) &&
+	     sendto(fd, p, n, 0, (struct sockaddr *)&a, sizeof(a)) ==
+		     (ssize_t)n &&
+	     recv(fd, back, sizeof(back), 0) > 0;
+	if (fd >= 0)
+		close(fd);
+	if (!ok)
+		fprintf(stderr, "dt-tcp: no answer over UDP from port %ld\n",
+			lookup_port);
+	return ok ? 0 : -1;
+}
 
 /* -m: the TCP-MD5 key, or NULL. */
 static const char *md5_key;
@@ -175,6 +204,8 @@ static int echo_connection(int fd, long delay)
 	ssize_t n;
 
 	while ((n = read(fd, in, sizeof(in))) > 0) {
+		if (lookup_port && udp_lookup(in, (size_t)n))
+			return -1;
 		if (delay)
 			sleep_ms(delay);
 		memcpy(out, PREFIX, strlen(PREFIX));
@@ -237,6 +268,11 @@ static int serve(int argc, char **argv)
 			sink = -1;
 		} else if (!strcmp(argv[0], "-m") && argc > 1) {
 			if (check_key(argv[1]))
+				return 2;
+			argc--, argv++;
+		} else if (!strcmp(argv[0], "-U") && argc > 1) {
+			if (parse_count(argv[1], &lookup_port) ||
+			    !lookup_port || lookup_port > 65535)
 				return 2;
 			argc--, argv++;
 		} else if (!strcmp(argv[0], "-p") && argc > 1) {
