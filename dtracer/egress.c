@@ -401,9 +401,12 @@ static enum dt_kind dt_segment_kind(const struct sock *sk, u32 seq, u32 end,
 	return kind;
 }
 
-/* Sets the mark (and a response's) at thoff, fixing the checksum. */
-static bool dt_set_mark(struct sk_buff *skb, unsigned int thoff,
-			enum dt_kind kind)
+/*
+ * Sets bits in the mark's byte at thoff, fixing the checksum, and
+ * counts it in stat; false (counted) if the header cannot be written.
+ */
+static bool dt_set_bits(struct sk_buff *skb, unsigned int thoff, u8 bits,
+			enum dt_stat stat)
 {
 	struct tcphdr *th;
 	__be16 *word, old;
@@ -415,11 +418,19 @@ static bool dt_set_mark(struct sk_buff *skb, unsigned int thoff,
 	th = (struct tcphdr *)(skb->data + thoff);
 	word = (__be16 *)((u8 *)th + DT_MARK_BYTE);
 	old = *word;
-	((u8 *)th)[DT_MARK_BYTE] |= DT_MARK_BIT |
-				    (kind == DT_RESPONSE ? DT_RESP_BIT : 0);
+	((u8 *)th)[DT_MARK_BYTE] |= bits;
 	inet_proto_csum_replace2(&th->check, skb, old, *word, false);
-	dt_stat_inc(DT_STAT_MARKS_SENT);
+	dt_stat_inc(stat);
 	return true;
+}
+
+/* Sets the mark (and a response's) at thoff. */
+static bool dt_set_mark(struct sk_buff *skb, unsigned int thoff,
+			enum dt_kind kind)
+{
+	return dt_set_bits(skb, thoff, DT_MARK_BIT |
+			   (kind == DT_RESPONSE ? DT_RESP_BIT : 0),
+			   DT_STAT_MARKS_SENT);
 }
 
 /*
@@ -439,24 +450,6 @@ static bool dt_take_stop(const struct sock *sk)
 	ds->stop = false;
 	spin_unlock_irqrestore(&ds->lock, irq);
 	return stop;
-}
-
-/* Sets the stop bits at thoff (a pure ACK, or unmarked bytes). */
-static void dt_set_stop(struct sk_buff *skb, unsigned int thoff)
-{
-	struct tcphdr *th;
-	__be16 *word, old;
-
-	if (skb_ensure_writable(skb, thoff + sizeof(*th))) {
-		dt_stat_inc(DT_STAT_DROP_UNWRITABLE);
-		return;
-	}
-	th = (struct tcphdr *)(skb->data + thoff);
-	word = (__be16 *)((u8 *)th + DT_MARK_BYTE);
-	old = *word;
-	((u8 *)th)[DT_MARK_BYTE] |= DT_STOP_BITS;
-	inet_proto_csum_replace2(&th->check, skb, old, *word, false);
-	dt_stat_inc(DT_STAT_STOPS_SENT);
 }
 
 static unsigned int dt_egress_hook(void *priv, struct sk_buff *skb,
@@ -488,7 +481,8 @@ static unsigned int dt_egress_hook(void *priv, struct sk_buff *skb,
 	if (kind == DT_UNMARKED) {
 		if (!th->syn && !th->rst && dt_take_stop(sk) &&
 		    !dt_sock_signed(sk))
-			dt_set_stop(skb, thoff);
+			dt_set_bits(skb, thoff, DT_STOP_BITS,
+				    DT_STAT_STOPS_SENT);
 		return NF_ACCEPT;
 	}
 	if (dt_sock_signed(sk)) {
