@@ -17,7 +17,8 @@
  * millisecond). Each host's events before it go into the builder's
  * base, which drops what ended there (requests-window.c); the sync
  * keeps the samples of the marks before it in its hulls and drops the
- * marks; the printed requests before it are forgotten. The requests
+ * marks (a send a second past it, whose receive may be in flight,
+ * stays); the printed requests before it are forgotten. The requests
  * after the cut are built as from every event. An event older than its
  * host's cut (a restarted session's) is left out and counted
  * (late_events).

@@ -503,7 +503,12 @@ static int start_from_retired(struct dt_sync *s, GHashTable *hulls)
 /*
  * A flow's receives older than their host's cut, with their sends, go
  * into the retired pairs (their samples) and counts; the sends older
- * than their host's cut that no receive left needs go too.
+ * than their host's cut by DT_SYNC_RETIRE_GRACE_NS that no receive left
+ * needs go too. The grace: a send just before the cut may still be in
+ * flight to a host whose stream has passed the cut (a transit longer
+ * than the watcher's margin: 9.5 ms seen on a loaded TCG guest, or a
+ * retransmission after the minimum RTO), and its receive must find it
+ * there as it would with every mark kept.
  */
 static int retire_flow(struct dt_sync *s, struct flow *f, const int64_t *cut)
 {
@@ -551,7 +556,8 @@ static int retire_flow(struct dt_sync *s, struct flow *f, const int64_t *cut)
 	}
 	g_array_set_size(f->recvs, n);
 	for (i = n = 0; i < f->sends->len; i++)
-		if (needed[i] || snd[i].t >= cut[snd[i].host])
+		if (needed[i] || snd[i].t >= cut[snd[i].host] ||
+		    cut[snd[i].host] - snd[i].t <= DT_SYNC_RETIRE_GRACE_NS)
 			snd[n++] = snd[i];
 	g_array_set_size(f->sends, n);
 out:

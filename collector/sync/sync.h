@@ -107,9 +107,13 @@ int dt_sync_solve(struct dt_sync *s, const char *reference);
  * marks older than cut[host] (a time in that host's clock, per host
  * index) leave, their samples kept in the pairs' hulls (whose vertices
  * are all a hull keeps) and in the counts; a send a newer receive
- * matches stays. Solve gives what it gave with them. 0 or -ENOMEM.
+ * matches stays, and so does any send younger than its cut by
+ * DT_SYNC_RETIRE_GRACE_NS (its receive may still be in flight). Solve
+ * gives what it gave with them, for receives that come within the
+ * grace of their send. 0 or -ENOMEM.
  * dt_sync_kept: the marks kept (for tests).
  */
+#define DT_SYNC_RETIRE_GRACE_NS 1000000000LL
 int dt_sync_retire(struct dt_sync *s, const int64_t *cut);
 size_t dt_sync_kept(const struct dt_sync *s);
 

@@ -370,6 +370,70 @@ static void few(void)
 	dt_sync_free(s);
 }
 
+/*
+ * dtracer watch retires the marks before its cut: a send just before the
+ * cut whose receive comes after it (a transit longer than the watcher's
+ * margin) still pairs as it does with every mark kept; a send older than
+ * the cut by more than the grace, that nothing received, goes.
+ */
+static void retire_in_flight(void)
+{
+	int idx[3], idx2[3];
+	uint64_t seed = rng;
+	struct dt_sync *keep = chain(20, idx), *drop;
+	struct conn x;
+	struct dt_mark m;
+	long double t = T0 + 5e9L;	/* the chain's end + the grace */
+	int64_t cut[3];
+	size_t before;
+
+	rng = seed;
+	drop = chain(20, idx2);
+	conn_init(&x, 0, 1, 42000, 7400);
+	m = x.fwd;
+	m.end_seq = m.seq + 300;
+	dt_sync_add_mark(keep, idx[0], 1, &m, host_time(0, t));
+	dt_sync_add_mark(drop, idx2[0], 1, &m, host_time(0, t));
+	for (int h = 0; h < 3; h++)
+		cut[idx2[h]] = host_time(h, t + 1e6L);
+	before = dt_sync_kept(drop);
+	ok(dt_sync_retire(drop, cut) == 0 && dt_sync_kept(drop) == 1 &&
+	   before == 161,
+	   "retired: the chain's 160 marks went, the send in flight stayed "
+	   "(%zu of %zu kept)", dt_sync_kept(drop), before);
+	/* its receive, 5 ms later: after the cut on b */
+	dt_sync_add_mark(keep, idx[1], 0, &m, host_time(1, t + 5e6L));
+	dt_sync_add_mark(drop, idx2[1], 0, &m, host_time(1, t + 5e6L));
+	ok(dt_sync_solve(keep, "dt-a") == 0 &&
+	   dt_sync_solve(drop, "dt-a") == 0 &&
+	   dt_sync_matched(keep) == dt_sync_matched(drop) &&
+	   dt_sync_unmatched(drop) == 0 &&
+	   dt_sync_host(keep, idx[1])->map.offset ==
+	   dt_sync_host(drop, idx2[1])->map.offset &&
+	   dt_sync_host(keep, idx[1])->uncertainty ==
+	   dt_sync_host(drop, idx2[1])->uncertainty,
+	   "a receive after the cut pairs with the send kept in flight: the "
+	   "same map as with every mark kept (%llu and %llu matched)",
+	   (unsigned long long)dt_sync_matched(keep),
+	   (unsigned long long)dt_sync_matched(drop));
+	/* a send nothing receives: gone once older than the grace */
+	m.seq = m.end_seq;
+	m.end_seq = m.seq + 300;
+	dt_sync_add_mark(drop, idx2[0], 1, &m, host_time(0, t + 1e7L));
+	for (int h = 0; h < 3; h++)
+		cut[idx2[h]] = host_time(h, t + 1e7L + 1e6L);
+	ok(dt_sync_retire(drop, cut) == 0 && dt_sync_kept(drop) == 2,
+	   "the sends within the grace stay, received or not (%zu kept)",
+	   dt_sync_kept(drop));
+	for (int h = 0; h < 3; h++)
+		cut[idx2[h]] = host_time(h, t + 1e7L) +
+			       DT_SYNC_RETIRE_GRACE_NS + 1;
+	ok(dt_sync_retire(drop, cut) == 0 && dt_sync_kept(drop) == 0,
+	   "... and goes once older than it (%zu kept)", dt_sync_kept(drop));
+	dt_sync_free(keep);
+	dt_sync_free(drop);
+}
+
 int main(void)
 {
 	chain3();
@@ -380,5 +444,6 @@ int main(void)
 	marks_complete();
 	contradiction();
 	few();
+	retire_in_flight();
 	return tap_done();
 }
