@@ -142,20 +142,24 @@ follow() {
 # growing for 4 askings in a row (about 2 s: the traffic is over, and a
 # tcpdump that had packets left would have written some; a middle host
 # of t-chain on Debian 13 kept M above N + K, and the loop waited its
-# whole 30 s or more); at most 30 s (slow). A tcpdump starved of CPU
+# whole 30 s or more), or N + K reaches the first asking's M (traffic
+# that goes on, a stream's pushes, keeps M ahead of N + K and N
+# growing: what the kernel had when asked is written; t-control's
+# stream waited its whole 30 s or more before); at most 30 s (slow). A tcpdump starved of CPU
 # under emulation lags behind the kernel, which hands packets over in
 # blocks: killed after a fixed second, it lost the last ones (31 of 296
 # once).
 tcpdump_stop() {
 	_tries=$(($(slow 30) * 5))
-	_last=-1 _same=0
+	_last=-1 _same=0 _rec0=
 	while [ "$_tries" -gt 0 ] && kill -USR1 "$1" 2> /dev/null; do
 		sleep 0.2
 		_v=$(tail -n 1 "$2" | awk '$4 ~ /^captured/ && $7 == "received" {
 			printf "_cap=%d _rec=%d _drop=%d", $2, $5, $10 }')
 		if [ -n "$_v" ]; then
 			eval "$_v"
-			[ $((_cap + _drop)) -lt "$_rec" ] || break
+			[ -n "$_rec0" ] || _rec0=$_rec
+			[ $((_cap + _drop)) -lt "$_rec0" ] || break
 			if [ "$_cap" = "$_last" ]; then
 				_same=$((_same + 1))
 				[ "$_same" -lt 4 ] || break
