@@ -6,8 +6,9 @@
  *   dt-httpd [-b BYTES | -f FILE] [-w CHUNK] [-p WORKERS] [-u HOST:PORT]
  *            PORT|/PATH LOG
  *
- * Serves GET requests on PORT (IPv4, every address; a PORT that begins
- * with "/" is the path of a UNIX stream socket instead) with keep-alive
+ * Serves GET and POST requests on PORT (IPv4, every address; a PORT that
+ * begins with "/" is the path of a UNIX stream socket instead; a POST's
+ * body, of its Content-Length, is read and dropped) with keep-alive
  * (HTTP/1.1; "Connection: close" or HTTP/1.0 closes after the answer).
  * The answer is BYTES bytes (default 1000), written CHUNK bytes per
  * write() (default: all at once), or FILE sent with sendfile(), CHUNK
@@ -27,6 +28,7 @@
  * each answer (an inline PING on a connection of its own, kept alive;
  * "+PONG" back), and answers 502 if it cannot: the middle of a chain.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -219,16 +221,44 @@ struct conn {
 };
 
 /*
- * Reads until conn holds a whole request head; 1 if so, 0 at the peer's
- * end, -1 on error or a head too long.
+ * The length of the request at the head of c's buffer, head and body
+ * (its Content-Length), if the buffer holds it whole; 0 if not yet; -1
+ * if it cannot fit (or says no length a number).
+ */
+static long request_len(const struct conn *c)
+{
+	const char *end = memmem(c->buf, c->len, "\r\n\r\n", 4), *p;
+	long head, body = 0;
+	char *num_end;
+
+	if (!end)
+		return c->len == sizeof(c->buf) ? -1 : 0;
+	head = end + 4 - c->buf;
+	for (p = c->buf; p < end; p++) {
+		if (p != c->buf && p[-1] != '\n')
+			continue;
+		if (end - p > 15 && !strncasecmp(p, "Content-Length:", 15)) {
+			body = strtol(p + 15, &num_end, 10);
+			if (num_end == p + 15 || body < 0 ||
+			    (*num_end != '\r' && !isspace((unsigned char)*num_end)))
+				return -1;
+		}
+	}
+	if (head + body > (long)sizeof(c->buf))
+		return -1;
+	return (long)c->len >= head + body ? head + body : 0;
+}
+
+/*
+ * Reads until conn holds a whole request (request_len()); 1 if so, 0 at
+ * the peer's end, -1 on error or a request too long.
  */
 static int read_request(struct conn *c)
 {
 	ssize_t n;
+	long want;
 
-	while (!memmem(c->buf, c->len, "\r\n\r\n", 4)) {
-		if (c->len == sizeof(c->buf))
-			return -1;
+	while (!(want = request_len(c))) {
 		n = read(c->fd, c->buf + c->len, sizeof(c->buf) - c->len);
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -236,7 +266,7 @@ static int read_request(struct conn *c)
 			return n < 0 ? -1 : 0;
 		c->len += (size_t)n;
 	}
-	return 1;
+	return want > 0 ? 1 : -1;
 }
 
 /*
@@ -245,13 +275,14 @@ static int read_request(struct conn *c)
  */
 static int serve_request(struct conn *c)
 {
-	char *end = memmem(c->buf, c->len, "\r\n\r\n", 4) + 4;
-	char path[512] = "?", head[128];
-	size_t used = (size_t)(end - c->buf);
+	char path[512] = "?", head[128], method[8];
+	size_t used = (size_t)request_len(c);
 	bool keep, ok, traced;
 	long n;
 
-	sscanf(c->buf, "GET %511s", path);
+	if (sscanf(c->buf, "%7s %511s", method, path) != 2 ||
+	    (strcmp(method, "GET") && strcmp(method, "POST")))
+		strcpy(path, "?");
 	keep = memmem(c->buf, used, "HTTP/1.1", 8) &&
 	       !memmem(c->buf, used, "Connection: close", 17);
 	/*
@@ -269,7 +300,7 @@ static int serve_request(struct conn *c)
 		     keep ? "" : "Connection: close\r\n");
 	if (write_all(c->fd, head, (size_t)n) || (ok && write_body(c->fd)))
 		return 0;
-	memmove(c->buf, end, c->len - used);
+	memmove(c->buf, c->buf + used, c->len - used);
 	c->len -= used;
 	return keep;
 }
@@ -377,7 +408,7 @@ static int pool(int ls, long workers)
 				}
 			}
 			/* A request already read waits for no new bytes. */
-			if (memmem(c->buf, c->len, "\r\n\r\n", 4))
+			if (request_len(c) > 0)
 				hand_over(c);
 			else if (watch(ep, c))
 				close(c->fd), free(c);
