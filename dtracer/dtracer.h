@@ -55,6 +55,7 @@
 #include <linux/rcupdate.h>
 #include <linux/spinlock.h>
 
+#include "interim.h"
 #include "ranges.h"
 #include "tuple.h"
 #include "trace/dtracer.h"	/* event reasons; tracepoints in events.c */
@@ -103,6 +104,8 @@ enum dt_stat {
 	DT_STAT_UNIX_HOPS,		/* requests read over AF_UNIX */
 	DT_STAT_STOPS_SENT,		/* "request over" sent to a peer */
 	DT_STAT_STOPPED,		/* requests ended by their client's */
+	DT_STAT_INTERIM,		/* interim answers written (interim.h) */
+	DT_STAT_TICKETS,		/* ... of which TLS 1.3 tickets: a guess */
 	DT_STAT_COUNT
 };
 
@@ -247,10 +250,19 @@ struct dt_sock {
 	const struct task_struct *writer; /* writing marked bytes now */
 	u32 writer_start;		/* ... from this sequence number */
 	bool writer_resp;		/* ... a response */
+	bool writer_interim;		/* ... an interim one (interim.h) */
+	bool writer_ticket;		/* ... TLS 1.3 tickets (a guess) */
+	bool tls_hs;			/* wrote a ServerHello, read nothing since */
+	bool tls13;			/* ... then application data: tickets next */
+	bool ticket;			/* wrote tickets since served was read */
+	u32 ticket_end;			/* ... up to this sequence number */
+	u32 req_ack;			/* the last marked request segment's ACK */
 	bool peer_answers;		/* the peer marks its responses */
 	struct dt_sender sender;	/* the last flagged writer (ctx NULL) */
 	struct dt_ctx *served;		/* the request read here, traced */
-	u32 served_seq;			/* ... write_seq when it was read */
+	/* ... write_seq when it was read, or after an interim answer */
+	u32 served_seq;
+	bool after_interim;		/* ... which came since its last read */
 	struct dt_ctx *outstanding;	/* sent a request here, unanswered */
 	bool gone;			/* out of the table: keep nothing */
 	unsigned long used;		/* jiffies of its last change */
@@ -309,10 +321,12 @@ enum dt_fwd {
 
 bool dt_loop_read(const struct sock *sk, bool serving, u32 *pos);
 void dt_loop_queue(u32 pos, struct dt_ctx *c);
-void dt_loop_responded(const struct sock *sk);
+bool dt_loop_responded(const struct sock *sk, enum dt_answer a, bool tls13,
+		       u32 rec);
 enum dt_fwd dt_loop_forward(const struct sock *sk, bool counted,
 			    struct dt_ctx **c);
 void dt_loop_answered(const struct dt_ctx *c);
+void dt_loop_closed(const struct sock *sk);
 void dt_loop_reset(void);
 
 /* goroutines.c: Go's goroutines followed across threads (uprobes). */

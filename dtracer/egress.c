@@ -61,6 +61,7 @@
  */
 #include "dtracer.h"
 #include "hooks.h"
+#include "interim.h"
 #include "packet.h"
 
 #include <linux/hash.h>
@@ -77,6 +78,8 @@
 #include <linux/tcp.h>
 #include <linux/timekeeping.h>
 #include <linux/tracepoint.h>
+#include <linux/uaccess.h>
+#include <linux/uio.h>
 #include <net/checksum.h>
 #include <net/ipv6.h>
 #include <net/net_namespace.h>
@@ -84,6 +87,7 @@
 
 struct dt_send_ctx {
 	struct sock *sk;
+	bool interim;		/* an interim answer: not the request's answer */
 };
 
 /* Whatever is appended to sk from now on starts a new skb. */
@@ -101,7 +105,11 @@ enum dt_kind {
 	DT_RESPONSE,
 };
 
-/* Ends the open range at end. Under ds->lock. */
+/*
+ * Ends the open range at end. An interim answer's end is where the
+ * request's next bytes count as more of it (ingress.c); tickets' end,
+ * what the client may have had when it sent them. Under ds->lock.
+ */
 static void dt_writer_close(struct dt_sock *ds, u32 end)
 {
 	lockdep_assert_held(&ds->lock);
@@ -110,7 +118,19 @@ static void dt_writer_close(struct dt_sock *ds, u32 end)
 	if (dt_ranges_add(ds->writer_resp ? &ds->sent_resp : &ds->sent,
 			  ds->writer_start, end))
 		dt_stat_inc(DT_STAT_DROP_RANGES);
+	if (ds->writer_interim && ds->served) {
+		/* tickets: the bytes the client sent before they came */
+		if (ds->writer_ticket) {
+			ds->ticket = true;
+			ds->ticket_end = end;
+		} else {
+			ds->served_seq = end;
+		}
+		ds->after_interim = true;
+	}
 	ds->writer = NULL;
+	ds->writer_interim = false;
+	ds->writer_ticket = false;
 }
 
 /* The kind of the bytes that end at seq, the write queue's tail. */
@@ -168,6 +188,60 @@ static bool dt_first_write(const struct sock *sk, bool untraced)
 }
 
 /*
+ * The user memory a write (tcp_sendmsg_locked's msg) starts with, and
+ * how many bytes of it are there; NULL for a write of kernel memory
+ * (kTLS, splice), which is never an interim answer seen here.
+ */
+static const void __user *dt_write_head(const struct msghdr *msg,
+					size_t *len)
+{
+	const struct iov_iter *i = &msg->msg_iter;
+
+	if (!iter_is_ubuf(i) && !iter_is_iovec(i))
+		return NULL;
+#ifdef DT_HAVE_ITER_IOV
+	*len = min(iter_iov_len(i), i->count);
+	return iter_iov_addr(i);
+#else
+	if (iter_is_ubuf(i)) {
+		*len = i->count;
+		return i->ubuf + i->iov_offset;
+	}
+	*len = min(i->iov->iov_len - i->iov_offset, i->count);
+	return i->iov->iov_base + i->iov_offset;
+#endif
+}
+
+/*
+ * What a server's write is (interim.h), from its first bytes, copied
+ * without faulting (a kprobe's handler may not sleep: a page not there
+ * makes it an answer); *tls13: a ServerHello whose flight's next record,
+ * in the same write, says TLS 1.3; *next: a TLS record's end (its size).
+ */
+static enum dt_answer dt_write_answer(const struct msghdr *msg, bool *tls13,
+				      u32 *next)
+{
+	u8 b[DT_ANSWER_HEAD], t;
+	const u8 __user *p;
+	enum dt_answer a;
+	size_t len, n;
+
+	*tls13 = false;
+	*next = 0;
+	p = dt_write_head(msg, &len);
+	if (!p || !len)
+		return DT_ANSWER_FINAL;
+	n = min_t(size_t, len, sizeof(b));
+	if (copy_from_user_nofault(b, p, n))
+		return DT_ANSWER_FINAL;
+	a = dt_answer_of(b, n, iov_iter_count(&msg->msg_iter), next);
+	if (a == DT_ANSWER_HELLO && *next < len &&
+	    !copy_from_user_nofault(&t, p + *next, 1))
+		*tls13 = dt_answer_tls13(t);
+	return a;
+}
+
+/*
  * What current's write on sk is (see the file comment), and for which
  * context (*owner, NULL for a client's or unmarked bytes): by, its flag
  * (NULL if none); ds, sk's entry (NULL if none; under its lock); fwd,
@@ -207,14 +281,71 @@ static enum dt_kind dt_send_kind(const struct sock *sk,
 	return DT_UNMARKED;
 }
 
-/* Under ds->lock: current writes bytes of kind for owner from seq. */
+/* What a write's head says (dt_write_answer), and what it is. */
+struct dt_write {
+	enum dt_answer answer;
+	bool tls13;		/* a ServerHello, TLS 1.3 by its next record */
+	u32 rec;		/* a TLS record's end: the first record's size */
+	bool ticket;		/* TLS 1.3 tickets (deferred.c's guess) */
+	bool interim;		/* out: an interim answer of a response */
+};
+
+/*
+ * Under ds->lock: whether a response's write w is an interim answer:
+ * one by its head (HTTP 1xx, a TLS handshake's records), or TLS
+ * application data in a handshake: after a ServerHello and before the
+ * client's next request bytes are read, TLS 1.3's encrypted flight
+ * (written with the ServerHello, whose next record says TLS 1.3, or
+ * after it); after them, its session tickets (NewSessionTicket, a
+ * guess: deferred.c's dt_loop_responded, which knows the thread's last
+ * step there: application data written right after the client's
+ * Finished was read, and records of that size right after it, as
+ * OpenSSL writes its two tickets apart). The tickets come before the
+ * client's request is read, or with it: the thread has not answered,
+ * and the request's bytes that the client sent having had nothing
+ * after them are more of it (ingress.c, by their ACK). A server that
+ * sends no tickets and answers a request read with the Finished at once
+ * (a static file) has that answer taken for them: its thread answers at
+ * its next write, and the client's next request on the connection joins
+ * the first one's context.
+ */
+static void dt_interim_locked(struct dt_sock *ds, struct dt_write *w)
+{
+	bool data = w->answer == DT_ANSWER_TLS_DATA;
+
+	lockdep_assert_held(&ds->lock);
+	w->interim = w->ticket || (data && ds->tls_hs) ||
+		     w->answer == DT_ANSWER_INTERIM ||
+		     w->answer == DT_ANSWER_HELLO;
+	if (w->answer == DT_ANSWER_HELLO) {
+		ds->tls_hs = true;
+		ds->tls13 = w->tls13;
+	} else if (data && ds->tls_hs) {
+		ds->tls13 = true;
+	} else if (!w->interim) {
+		ds->tls_hs = false;
+		ds->tls13 = false;
+	}
+	if (w->interim)
+		dt_stat_inc(DT_STAT_INTERIM);
+	if (w->ticket)
+		dt_stat_inc(DT_STAT_TICKETS);
+}
+
+/*
+ * Under ds->lock: current writes bytes of kind for owner from seq (w:
+ * an interim answer?).
+ */
 static void dt_writer_open(struct dt_sock *ds, u32 seq, enum dt_kind kind,
-			   const struct dt_sender *by, struct dt_ctx *owner)
+			   const struct dt_sender *by, struct dt_ctx *owner,
+			   const struct dt_write *w)
 {
 	lockdep_assert_held(&ds->lock);
 	ds->writer = current;
 	ds->writer_start = seq;
 	ds->writer_resp = kind == DT_RESPONSE;
+	ds->writer_interim = w->interim;
+	ds->writer_ticket = w->ticket;
 	if (!by || (!by->client && by->ctx != owner)) {
 		/* A thread joining the request: resumed. */
 		ds->sender.tid = task_pid_nr(current);
@@ -241,10 +372,13 @@ static void dt_writer_open(struct dt_sock *ds, u32 seq, enum dt_kind kind,
  * bytes in different skbs, and moves current to the request it works for
  * (flags.c). Returns whether the write's return must be seen. A write
  * that should be marked on a socket that cannot be followed (table
- * full, counted) is unmarked. Under RCU (the contexts read stay valid).
+ * full, counted) is unmarked. w: what the write's head says; its
+ * interim set if it is a response's interim answer. Under RCU (the
+ * contexts read stay valid).
  */
 static bool dt_send_begin(struct sock *sk, const struct dt_sender *by,
-			  enum dt_fwd fwd, struct dt_ctx *fwd_ctx)
+			  enum dt_fwd fwd, struct dt_ctx *fwd_ctx,
+			  struct dt_write *w)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
 	struct dt_ctx *owner;
@@ -282,8 +416,10 @@ static bool dt_send_begin(struct sock *sk, const struct dt_sender *by,
 	ds->connecting = false;
 	if (kind != dt_tail_kind(ds, seq))
 		dt_close_tail(sk);
+	if (kind == DT_RESPONSE)
+		dt_interim_locked(ds, w);
 	if (kind != DT_UNMARKED)
-		dt_writer_open(ds, seq, kind, by, owner);
+		dt_writer_open(ds, seq, kind, by, owner, w);
 	if (kind == DT_REQUEST && owner)
 		dt_sock_set_ctx(ds, &ds->outstanding, owner);
 	else if (kind == DT_UNMARKED)
@@ -295,7 +431,7 @@ static bool dt_send_begin(struct sock *sk, const struct dt_sender *by,
 						  DT_REASON_RESUMED);
 	else if (kind == DT_UNMARKED && by && !by->client)
 		dt_flags_leave(current);
-	if (kind == DT_RESPONSE) {
+	if (kind == DT_RESPONSE && !w->interim) {
 		dt_handoff_answered(owner);
 		dt_loop_answered(owner);
 	}
@@ -303,30 +439,44 @@ static bool dt_send_begin(struct sock *sk, const struct dt_sender *by,
 	return kind != DT_UNMARKED;
 }
 
+static struct kretprobe dt_krp_sendmsg;
+
 static int dt_send_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct dt_send_ctx *ctx = (void *)ri->data;
 	struct sock *sk = (void *)regs_get_kernel_argument(regs, 0);
+	struct dt_write w = { .answer = DT_ANSWER_FINAL };
 	enum dt_fwd fwd = DT_FWD_NONE;
 	struct dt_ctx *fwd_ctx = NULL;
 	struct dt_sender by;
 	bool flagged, marked;
+	bool serving = dt_serving_side(sk);
 
-	/* Every write counts, traced or not: an event loop's order. */
-	if (dt_serving_side(sk))
-		dt_loop_responded(sk);
-	else
+	/*
+	 * Every write counts, traced or not: an event loop's order. A
+	 * server's answer (sendmsg's; sendpage's is a file's) by its head:
+	 * an interim one leaves its request waiting there.
+	 */
+	if (serving) {
+		if (get_kretprobe(ri) == &dt_krp_sendmsg)
+			w.answer = dt_write_answer((const struct msghdr *)
+						   regs_get_kernel_argument(regs, 1),
+						   &w.tls13, &w.rec);
+		w.ticket = dt_loop_responded(sk, w.answer, w.tls13, w.rec);
+	} else {
 		fwd = dt_loop_forward(sk, dt_first_write(sk, false), &fwd_ctx);
+	}
 	/* Nothing flagged, nothing followed: the usual case, no call. */
 	if (!atomic_read(&dt_trace_active) && !dt_socks_count() && !fwd_ctx)
 		return 1;
 	rcu_read_lock();
 	flagged = dt_flag_sender(current, &by);
 	marked = (flagged || dt_socks_count() || fwd_ctx) &&
-		 dt_send_begin(sk, flagged ? &by : NULL, fwd, fwd_ctx);
+		 dt_send_begin(sk, flagged ? &by : NULL, fwd, fwd_ctx, &w);
 	rcu_read_unlock();
 	dt_ctx_put(fwd_ctx);
 	ctx->sk = sk;
+	ctx->interim = w.interim;
 	/* Only marked writes need the return: close the range. */
 	return !marked;
 }
@@ -347,13 +497,14 @@ static int dt_send_return(struct kretprobe_instance *ri, struct pt_regs *regs)
 		spin_unlock_irqrestore(&ds->lock, irq);
 	}
 	rcu_read_unlock();
-	dt_flags_wrote(current, sk);
+	/* An interim answer answers nothing yet: the thread goes on. */
+	if (!ctx->interim)
+		dt_flags_wrote(current, sk);
 	return 0;
 }
 
 #define DT_SEND_MAXACTIVE 256
 
-static struct kretprobe dt_krp_sendmsg;
 #ifdef DT_HAVE_DO_TCP_SENDPAGES
 /*
  * Before 6.5, sendfile and splice wrote through do_tcp_sendpages (Kbuild
@@ -517,7 +668,9 @@ static bool dt_connect_nonblocking(const struct sock *sk)
  * not noted: such a thread waits for its connection and then reads what
  * to send on it (socat, a proxy thread per connection), so the first
  * write takes the writer's context. Clients need nothing: they mark
- * everything.
+ * everything. To TCP_FIN_WAIT1, TCP_LAST_ACK or TCP_CLOSE in a task: the
+ * task closes sk, and an event loop's request read there makes no call
+ * (deferred.c).
  */
 static void dt_on_state(void *data, const struct sock *sk, int old, int new)
 {
@@ -528,7 +681,15 @@ static void dt_on_state(void *data, const struct sock *sk, int old, int new)
 	enum dt_fwd fwd;
 	bool flagged;
 
-	if (new != TCP_SYN_SENT || sk->sk_protocol != IPPROTO_TCP)
+	if (sk->sk_protocol != IPPROTO_TCP)
+		return;
+	/* A server closing a connection: no call of a request read there. */
+	if ((new == TCP_FIN_WAIT1 || new == TCP_LAST_ACK || new == TCP_CLOSE) &&
+	    in_task() && !(current->flags & PF_KTHREAD)) {
+		dt_loop_closed(sk);
+		return;
+	}
+	if (new != TCP_SYN_SENT)
 		return;
 	/* A connect can be an event loop's forward (deferred.c). */
 	fwd = dt_loop_forward(sk, false, &c);

@@ -188,13 +188,14 @@ static bool dt_unwanted(const struct dt_sock *ds)
 }
 
 /*
- * Records [seq, end) as marked bytes received on sk (a response's?). A
+ * Records [seq, end) as marked bytes received on sk (a response's?; a
+ * request's: the ACK it came with, what the client had received). A
  * response for nobody here (a stream pushing on after its subscriber
  * was removed) has the next segment to the peer say the request is
  * over (egress.c).
  */
 static void dt_note_received(const struct sock *sk, u32 seq, u32 end,
-			     bool resp)
+			     bool resp, u32 ack)
 {
 	struct dt_sock *ds;
 	unsigned long irq;
@@ -208,6 +209,8 @@ static void dt_note_received(const struct sock *sk, u32 seq, u32 end,
 		return;
 	if (dt_ranges_add(resp ? &ds->rcvd_resp : &ds->rcvd, seq, end))
 		dt_stat_inc(DT_STAT_DROP_RANGES);
+	if (!resp)
+		ds->req_ack = ack;
 	if (resp && dt_unwanted(ds))
 		ds->stop = true;
 	spin_unlock_irqrestore(&ds->lock, irq);
@@ -284,7 +287,7 @@ static unsigned int dt_ingress_hook(void *priv, struct sk_buff *skb,
 		dt_stopped(sk);
 	} else {
 		dt_event_mark_recv(skb, state->pf, th, seq, seq + len, resp);
-		dt_note_received(sk, seq, seq + len, resp);
+		dt_note_received(sk, seq, seq + len, resp, ntohl(th->ack_seq));
 	}
 	if (held)
 		sock_gen_put(sk);
@@ -298,7 +301,9 @@ struct dt_read {
 	bool request;			/* marked request bytes */
 	bool response;			/* marked response bytes */
 	bool answer;			/* ... a client's answer */
-	bool more;			/* more of served: nothing written since */
+	/* more of served (nothing written since, or an interim answer) */
+	bool more;
+	bool after_interim;		/* ... after an interim answer */
 	u64 asked_at;
 	struct dt_ctx *resume;		/* the context whose answer it is */
 	struct dt_ctx *served;		/* the request read there before */
@@ -337,9 +342,22 @@ static void dt_read_take(struct dt_sock *ds, u32 now, u32 wseq,
 	r->served = ds->served;
 	/*
 	 * Request bytes where nothing was written since the request was
-	 * read (seen by dtracer or not): more of the same request.
+	 * read (seen by dtracer or not), or nothing but an interim answer
+	 * (egress.c: a 100 Continue, a TLS handshake), or bytes the client
+	 * sent having had nothing after the TLS 1.3 tickets written since
+	 * (its ACK): more of the same request.
 	 */
-	r->more = r->request && ds->served && wseq == ds->served_seq;
+	r->more = r->request && ds->served &&
+		  (wseq == ds->served_seq ||
+		   (ds->ticket && !after(ds->req_ack, ds->ticket_end)));
+	if (r->request) {
+		r->after_interim = r->more && ds->after_interim;
+		ds->after_interim = false;
+		ds->ticket = false;
+		ds->tls_hs = false;
+		if (r->more)
+			ds->served_seq = wseq;
+	}
 	if ((r->request || r->response) && ds->asker == current) {
 		r->answer = true;
 		r->asked_at = ds->asked_at;
@@ -419,7 +437,7 @@ static void dt_on_read(void *data, struct sock *sk)
 	struct dt_read r = { 0 };
 	struct dt_sender by;
 	struct dt_sock *ds;
-	bool fresh;
+	bool open;
 	u32 pos;
 
 	if (!in_task() || (current->flags & PF_KTHREAD)) {
@@ -427,7 +445,7 @@ static void dt_on_read(void *data, struct sock *sk)
 		return;
 	}
 	/* Every read counts, traced or not: an event loop's order. */
-	fresh = dt_loop_read(sk, dt_serving_side(sk), &pos);
+	open = dt_loop_read(sk, dt_serving_side(sk), &pos);
 	if (!dt_socks_count() && !atomic_read(&dt_trace_active))
 		return;
 	rcu_read_lock();
@@ -438,10 +456,16 @@ static void dt_on_read(void *data, struct sock *sk)
 		dt_stat_inc(DT_STAT_ANSWERS);
 		dt_event_answer(current, sk, ktime_get_ns() - r.asked_at);
 	} else if (r.more) {
-		/* More of a request not answered yet: the same request. */
-		dt_flags_enter(current, r.served, DT_REASON_RESUMED);
+		/*
+		 * More of a request not answered yet: the same request. After
+		 * an interim answer, at a position of its own in an event
+		 * loop's reads (deferred.c): its call may follow.
+		 */
+		if (dt_flags_enter(current, r.served, DT_REASON_RESUMED) &&
+		    open && r.after_interim)
+			dt_loop_queue(pos, r.served);
 	} else if (r.request) {
-		dt_read_request(sk, ds, fresh ? &pos : NULL);
+		dt_read_request(sk, ds, open ? &pos : NULL);
 	} else if (r.resume) {
 		dt_flags_enter(current, r.resume, DT_REASON_RESUMED);
 	} else {

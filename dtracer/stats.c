@@ -48,6 +48,8 @@ static const char *const dt_stat_names[DT_STAT_COUNT] = {
 	[DT_STAT_UNIX_HOPS] = "unix_hops",
 	[DT_STAT_STOPS_SENT] = "stops_sent",
 	[DT_STAT_STOPPED] = "requests_stopped",
+	[DT_STAT_INTERIM] = "interim_answers",
+	[DT_STAT_TICKETS] = "tls_tickets_guessed",
 };
 
 void dt_stat_inc(enum dt_stat s)
