@@ -11,8 +11,10 @@
 # thread: only the flagged connection's system calls recorded), pools, a
 # mixed chain, a Node.js event loop deferring its calls (exact) and a
 # Go net/http tier (the target: all 20 flagged traced, at most
-# 1% of the others) and nginx to a dt-httpd behind a UNIX socket (exact)
-# under ab -k -c 32 (the Go tier: 28 s alone, about
+# 1% of the others), nginx to a dt-httpd behind a UNIX socket (exact)
+# and nginx terminating TLS 1.2 and 1.3 (a handshake per request) and
+# taking POSTs with Expect: 100-continue (one context per request at
+# nginx, exact at the backend) under ab -k -c 32 (the Go tier: 28 s alone, about
 # 70 s beside the other lane, on the lane that is not the suite's
 # critical path). The asyncio and Java tiers are bench/fidelity.sh's
 # only. See guest-fidelity.sh.
