@@ -213,28 +213,31 @@ static const void __user *dt_write_head(const struct msghdr *msg,
 }
 
 /*
- * What a server's write is (interim.h), from its first bytes, copied
- * without faulting (a kprobe's handler may not sleep: a page not there
+ * What a server's write is (interim.h), from its first bytes (6 of a
+ * write longer than 64: the TLS record's header), copied without
+ * faulting (a kprobe's handler may not sleep: a page not there
  * makes it an answer); *tls13: a ServerHello whose flight's next record,
  * in the same write, says TLS 1.3; *next: a TLS record's end (its size).
  */
 static enum dt_answer dt_write_answer(const struct msghdr *msg, bool *tls13,
 				      u32 *next)
 {
+	size_t len, n, total = iov_iter_count(&msg->msg_iter);
 	u8 b[DT_ANSWER_HEAD], t;
 	const u8 __user *p;
 	enum dt_answer a;
-	size_t len, n;
 
 	*tls13 = false;
 	*next = 0;
 	p = dt_write_head(msg, &len);
 	if (!p || !len)
 		return DT_ANSWER_FINAL;
-	n = min_t(size_t, len, sizeof(b));
+	/* An HTTP interim answer is a whole write of 64 bytes at most. */
+	n = min_t(size_t, len,
+		  total > DT_ANSWER_HEAD ? DT_ANSWER_TLS_HEAD : sizeof(b));
 	if (copy_from_user_nofault(b, p, n))
 		return DT_ANSWER_FINAL;
-	a = dt_answer_of(b, n, iov_iter_count(&msg->msg_iter), next);
+	a = dt_answer_of(b, n, total, next);
 	if (a == DT_ANSWER_HELLO && *next < len &&
 	    !copy_from_user_nofault(&t, p + *next, 1))
 		*tls13 = dt_answer_tls13(t);

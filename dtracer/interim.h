@@ -21,6 +21,8 @@
  * interim answer is a whole write of at most this many bytes.
  */
 #define DT_ANSWER_HEAD 64
+/* ... of a longer write: a TLS record's header and its first byte. */
+#define DT_ANSWER_TLS_HEAD 6
 
 enum dt_answer {
 	DT_ANSWER_FINAL,	/* anything else: the answer */

@@ -88,6 +88,11 @@ int main(void)
 	   "a change_cipher_spec record: interim");
 	ok(of(data, sizeof(data) - 1) == DT_ANSWER_TLS_DATA,
 	   "application data: TLS data (the answer, or tickets after a 1.3 flight)");
+	ok(of_len(hello, DT_ANSWER_TLS_HEAD, 763) == DT_ANSWER_HELLO &&
+	   of_len(data, DT_ANSWER_TLS_HEAD, 1141) == DT_ANSWER_TLS_DATA &&
+	   of_len("HTTP/1", DT_ANSWER_TLS_HEAD, 1141) == DT_ANSWER_FINAL,
+	   "a write longer than %d bytes, its first %d peeked: TLS records told, HTTP an answer",
+	   DT_ANSWER_HEAD, DT_ANSWER_TLS_HEAD);
 	ok(of(alert, sizeof(alert) - 1) == DT_ANSWER_FINAL,
 	   "an alert: the answer");
 	ok(of(data, 4) == DT_ANSWER_FINAL,
