@@ -437,7 +437,7 @@ static void dt_on_read(void *data, struct sock *sk)
 	struct dt_read r = { 0 };
 	struct dt_sender by;
 	struct dt_sock *ds;
-	bool open;
+	bool fresh;
 	u32 pos;
 
 	if (!in_task() || (current->flags & PF_KTHREAD)) {
@@ -445,7 +445,7 @@ static void dt_on_read(void *data, struct sock *sk)
 		return;
 	}
 	/* Every read counts, traced or not: an event loop's order. */
-	open = dt_loop_read(sk, dt_serving_side(sk), &pos);
+	fresh = dt_loop_read(sk, dt_serving_side(sk), &pos);
 	if (!dt_socks_count() && !atomic_read(&dt_trace_active))
 		return;
 	rcu_read_lock();
@@ -462,10 +462,10 @@ static void dt_on_read(void *data, struct sock *sk)
 		 * loop's reads (deferred.c): its call may follow.
 		 */
 		if (dt_flags_enter(current, r.served, DT_REASON_RESUMED) &&
-		    open && r.after_interim)
+		    fresh && r.after_interim)
 			dt_loop_queue(pos, r.served);
 	} else if (r.request) {
-		dt_read_request(sk, ds, open ? &pos : NULL);
+		dt_read_request(sk, ds, fresh ? &pos : NULL);
 	} else if (r.resume) {
 		dt_flags_enter(current, r.resume, DT_REASON_RESUMED);
 	} else {
