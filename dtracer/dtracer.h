@@ -253,7 +253,6 @@ struct dt_sock {
 	bool writer_interim;		/* ... an interim one (interim.h) */
 	bool writer_ticket;		/* ... TLS 1.3 tickets (a guess) */
 	bool tls_hs;			/* wrote a ServerHello, read nothing since */
-	bool tls13;			/* ... then application data: tickets next */
 	bool ticket;			/* wrote tickets since served was read */
 	u32 ticket_end;			/* ... up to this sequence number */
 	u32 req_ack;			/* the last marked request segment's ACK */

@@ -320,15 +320,10 @@ static void dt_interim_locked(struct dt_sock *ds, struct dt_write *w)
 	w->interim = w->ticket || (data && ds->tls_hs) ||
 		     w->answer == DT_ANSWER_INTERIM ||
 		     w->answer == DT_ANSWER_HELLO;
-	if (w->answer == DT_ANSWER_HELLO) {
+	if (w->answer == DT_ANSWER_HELLO)
 		ds->tls_hs = true;
-		ds->tls13 = w->tls13;
-	} else if (data && ds->tls_hs) {
-		ds->tls13 = true;
-	} else if (!w->interim) {
+	else if (!w->interim)
 		ds->tls_hs = false;
-		ds->tls13 = false;
-	}
 	if (w->interim)
 		dt_stat_inc(DT_STAT_INTERIM);
 	if (w->ticket)
