@@ -11,7 +11,8 @@
  * Per thread (a slot by hash of its id, written by that thread only):
  * - reads: the requests it read, on connections a listener accepted (a
  *   read on the socket of its previous read, nothing done between, is
- *   more of the same request);
+ *   more of the same request; a read of an HTTP/2 connection, the
+ *   streams it opens, h2.c: none, or many at once);
  * - fwds: how many of them it forwarded, oldest first;
  * - resps: the responses it wrote (more writes on the socket of its
  *   previous write, nothing done between, are the same response);
@@ -36,7 +37,10 @@
  * and the forwards in order skip the first one (a window of 64 reads
  * from fwds, a bit each; a skipped read counts as answered when they
  * pass it). So does a read right before its connection is closed (a
- * TLS close_notify read by a lingering close). Per connection in a TLS
+ * TLS close_notify read by a lingering close). HTTP/2's connection
+ * frames (SETTINGS, PING, WINDOW_UPDATE: interim.h) are no step at all:
+ * the request they come with is read, its call may follow. Per
+ * connection in a TLS
  * handshake (4 per thread, the oldest taken over): a ServerHello
  * written, a TLS 1.3 flight (its next record, or application data
  * written right after it), then the tickets: application data written
@@ -235,10 +239,12 @@ static u32 dt_loop_hash(const struct sock *sk)
 
 /*
  * current read bytes on sk; serving: sk is a connection a listener
- * accepted. Returns whether they start a new request there, and its
- * position in *pos.
+ * accepted; streams: the HTTP/2 streams they open (h2.c), or -1 (not
+ * HTTP/2, not known). Returns whether they start a new request there,
+ * and its position in *pos (an HTTP/2 read's streams: a position each,
+ * from *pos on; a read that opens none has none).
  */
-bool dt_loop_read(const struct sock *sk, bool serving, u32 *pos)
+bool dt_loop_read(const struct sock *sk, bool serving, int streams, u32 *pos)
 {
 	struct dt_loop *l = dt_loop_mine();
 	u32 h = dt_loop_hash(sk);
@@ -249,9 +255,14 @@ bool dt_loop_read(const struct sock *sk, bool serving, u32 *pos)
 		l->last = DT_LOOP_ANSWER;
 		return false;
 	}
-	fresh = !(l->last == DT_LOOP_READ && l->sk == h);
-	if (fresh)
-		*pos = l->reads++;
+	if (streams >= 0)
+		fresh = streams > 0;
+	else
+		fresh = !(l->last == DT_LOOP_READ && l->sk == h);
+	if (fresh) {
+		*pos = l->reads;
+		l->reads += streams > 0 ? streams : 1;
+	}
 	/* After TLS 1.3 tickets: the request, at a position of its own. */
 	e = dt_hs_find(l, h);
 	if (e && e->state == DT_HS_TICKETED)
@@ -325,6 +336,9 @@ bool dt_loop_responded(const struct sock *sk, enum dt_answer a, bool tls13,
 	u8 prev = l->sk == h ? l->last : DT_LOOP_NONE;
 	bool ticket;
 
+	/* HTTP/2's connection frames: no step of the loop's order. */
+	if (a == DT_ANSWER_CONTROL)
+		return false;
 	if (dt_hs_interim(l, h, a, tls13, rec, prev, &ticket)) {
 		if (prev == DT_LOOP_READ && l->reads)
 			dt_skip_add(l, l->reads - 1);

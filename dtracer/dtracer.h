@@ -106,10 +106,13 @@ enum dt_stat {
 	DT_STAT_STOPPED,		/* requests ended by their client's */
 	DT_STAT_INTERIM,		/* interim answers written (interim.h) */
 	DT_STAT_TICKETS,		/* ... of which TLS 1.3 tickets: a guess */
+	DT_STAT_H2_STREAMS,		/* HTTP/2 streams read (h2.c) */
+	DT_STAT_H2_LOST,		/* HTTP/2 connections no longer counted */
 	DT_STAT_COUNT
 };
 
 void dt_stat_inc(enum dt_stat s);
+void dt_stat_add(enum dt_stat s, u64 n);
 u64 dt_stat_read(enum dt_stat s);
 const char *dt_stat_name(enum dt_stat s);
 
@@ -252,6 +255,7 @@ struct dt_sock {
 	bool writer_resp;		/* ... a response */
 	bool writer_interim;		/* ... an interim one (interim.h) */
 	bool writer_ticket;		/* ... TLS 1.3 tickets (a guess) */
+	bool writer_control;		/* ... HTTP/2 connection frames */
 	bool tls_hs;			/* wrote a ServerHello, read nothing since */
 	bool ticket;			/* wrote tickets since served was read */
 	u32 ticket_end;			/* ... up to this sequence number */
@@ -306,6 +310,7 @@ void dt_sockets_disarm(void);
 int dt_egress_arm(void);
 void dt_egress_disarm(void);
 unsigned long dt_egress_missed(void);
+void dt_connect_forget(const struct sock *sk);
 
 /* unix.c: a request's context carried over AF_UNIX stream sockets. */
 void dt_unix_arm(void);
@@ -318,7 +323,7 @@ enum dt_fwd {
 	DT_FWD_TRACED,		/* a traced request's call */
 };
 
-bool dt_loop_read(const struct sock *sk, bool serving, u32 *pos);
+bool dt_loop_read(const struct sock *sk, bool serving, int streams, u32 *pos);
 void dt_loop_queue(u32 pos, struct dt_ctx *c);
 bool dt_loop_responded(const struct sock *sk, enum dt_answer a, bool tls13,
 		       u32 rec);
@@ -344,6 +349,28 @@ int dt_handoff_arm(void);
 void dt_handoff_disarm(void);
 void dt_handoff_answered(const struct dt_ctx *c);
 bool dt_in_pool(void);
+
+/* h2.c: the streams an HTTP/2 client opens in a server's read. */
+void dt_h2_arm(void);
+void dt_h2_disarm(void);
+int dt_h2_read(const struct sock *sk, u32 now);
+void dt_h2_destroyed(const struct sock *sk);
+
+/* early.c: marked bytes that complete a handshake, kept for its socket. */
+struct nf_hook_state;
+struct sk_buff;
+struct tcphdr;
+struct dt_early_mark {
+	u32 seq, end;		/* the marked bytes */
+	u32 ack;		/* ... the ACK they came with */
+	bool resp;		/* ... a response's */
+};
+
+bool dt_early_note(struct sock *req, struct sk_buff *skb,
+		   const struct nf_hook_state *state, const struct tcphdr *th,
+		   int thoff, u32 seq, u32 len, bool resp);
+bool dt_early_take(const struct sock *sk, struct dt_early_mark *m);
+void dt_early_reset(void);
 
 /* ingress.c: detect marked segments, flag the threads that read them. */
 int dt_ingress_arm(void);

@@ -126,11 +126,16 @@ static void dt_writer_close(struct dt_sock *ds, u32 end)
 		} else {
 			ds->served_seq = end;
 		}
-		ds->after_interim = true;
+		/*
+		 * HTTP/2's connection frames leave the request where it
+		 * is: its call may come before the client's next bytes.
+		 */
+		ds->after_interim = !ds->writer_control;
 	}
 	ds->writer = NULL;
 	ds->writer_interim = false;
 	ds->writer_ticket = false;
+	ds->writer_control = false;
 }
 
 /* The kind of the bytes that end at seq, the write queue's tail. */
@@ -148,11 +153,17 @@ static enum dt_kind dt_tail_kind(const struct dt_sock *ds, u32 seq)
 
 /*
  * Connections that untraced threads opened lately: the socket and when,
- * one slot per hash of the socket (a later one takes the slot). Read at
- * the first write on a connection by a thread working for a request.
+ * in the first of 4 slots from its hash that is free (empty, older than
+ * DT_CONNECT_AGE, its own; else the first one is taken: that socket's
+ * note is lost), until its first write or its end. Read at the first
+ * write on a connection by a thread working for a request: an event
+ * loop opening hundreds of connections a second loses none of them to
+ * another's slot, and a connection that takes seconds to come up (its
+ * SYN or SYN-ACK dropped: a backend's full accept queue) keeps its note.
  */
 #define DT_CONNECTS_BITS 10
-#define DT_CONNECT_AGE HZ
+#define DT_CONNECTS_WAYS 4
+#define DT_CONNECT_AGE (30 * HZ)
 
 static struct {
 	const struct sock *sk;
@@ -160,24 +171,70 @@ static struct {
 	bool untraced;		/* for an untraced request */
 } dt_connects[1 << DT_CONNECTS_BITS];
 
+static unsigned int dt_connect_slot(const struct sock *sk, unsigned int way)
+{
+	return (hash_ptr(sk, DT_CONNECTS_BITS) + way) &
+	       (ARRAY_SIZE(dt_connects) - 1);
+}
+
+static bool dt_connect_live(unsigned int i)
+{
+	return READ_ONCE(dt_connects[i].sk) &&
+	       time_before(jiffies, READ_ONCE(dt_connects[i].at) +
+				    DT_CONNECT_AGE);
+}
+
 static void dt_connect_note(const struct sock *sk, bool untraced)
 {
-	unsigned int i = hash_ptr(sk, DT_CONNECTS_BITS);
+	unsigned int i = dt_connect_slot(sk, 0), w, j;
 
+	for (w = 0; w < DT_CONNECTS_WAYS; w++) {
+		j = dt_connect_slot(sk, w);
+		if (!dt_connect_live(j) || READ_ONCE(dt_connects[j].sk) == sk) {
+			i = j;
+			break;
+		}
+	}
 	WRITE_ONCE(dt_connects[i].sk, sk);
 	WRITE_ONCE(dt_connects[i].at, jiffies);
 	WRITE_ONCE(dt_connects[i].untraced, untraced);
 }
 
+/* sk's slot if its connect was noted lately, else -1. */
+static int dt_connect_find(const struct sock *sk)
+{
+	unsigned int w, i;
+
+	for (w = 0; w < DT_CONNECTS_WAYS; w++) {
+		i = dt_connect_slot(sk, w);
+		if (READ_ONCE(dt_connects[i].sk) == sk && dt_connect_live(i))
+			return i;
+	}
+	return -1;
+}
+
 /* Whether sk's connect was noted lately (and for an untraced request). */
 static bool dt_connect_noted(const struct sock *sk, bool untraced)
 {
-	unsigned int i = hash_ptr(sk, DT_CONNECTS_BITS);
+	int i = dt_connect_find(sk);
 
-	return READ_ONCE(dt_connects[i].sk) == sk &&
-	       time_before(jiffies, READ_ONCE(dt_connects[i].at) +
-				    DT_CONNECT_AGE) &&
-	       (!untraced || READ_ONCE(dt_connects[i].untraced));
+	return i >= 0 && (!untraced || READ_ONCE(dt_connects[i].untraced));
+}
+
+/* sk's note, if any, goes: sk wrote its first bytes, or is destroyed. */
+void dt_connect_forget(const struct sock *sk)
+{
+	int i = dt_connect_find(sk);
+
+	if (i >= 0)
+		WRITE_ONCE(dt_connects[i].sk, NULL);
+}
+
+/* A write on sk, a connection this host opened: a first one's note goes. */
+static void dt_connect_written(const struct sock *sk)
+{
+	if (!READ_ONCE(tcp_sk(sk)->bytes_sent))
+		dt_connect_forget(sk);
 }
 
 /* Whether sk has sent nothing yet and its connect was noted. */
@@ -188,33 +245,9 @@ static bool dt_first_write(const struct sock *sk, bool untraced)
 }
 
 /*
- * The user memory a write (tcp_sendmsg_locked's msg) starts with, and
- * how many bytes of it are there; NULL for a write of kernel memory
- * (kTLS, splice), which is never an interim answer seen here.
- */
-static const void __user *dt_write_head(const struct msghdr *msg,
-					size_t *len)
-{
-	const struct iov_iter *i = &msg->msg_iter;
-
-	if (!iter_is_ubuf(i) && !iter_is_iovec(i))
-		return NULL;
-#ifdef DT_HAVE_ITER_IOV
-	*len = min(iter_iov_len(i), i->count);
-	return iter_iov_addr(i);
-#else
-	if (iter_is_ubuf(i)) {
-		*len = i->count;
-		return i->ubuf + i->iov_offset;
-	}
-	*len = min(i->iov->iov_len - i->iov_offset, i->count);
-	return i->iov->iov_base + i->iov_offset;
-#endif
-}
-
-/*
  * What a server's write is (interim.h), from its first bytes (6 of a
- * write longer than 64: the TLS record's header), copied without
+ * write longer than 64: the TLS record's header; across a writev's
+ * segments), copied without
  * faulting (a kprobe's handler may not sleep: a page not there
  * makes it an answer); *tls13: a ServerHello whose flight's next record,
  * in the same write, says TLS 1.3; *next: a TLS record's end (its size).
@@ -222,23 +255,25 @@ static const void __user *dt_write_head(const struct msghdr *msg,
 static enum dt_answer dt_write_answer(const struct msghdr *msg, bool *tls13,
 				      u32 *next)
 {
-	size_t len, n, total = iov_iter_count(&msg->msg_iter);
+	size_t len, total = iov_iter_count(&msg->msg_iter);
 	u8 b[DT_ANSWER_HEAD], t;
 	const u8 __user *p;
 	enum dt_answer a;
+	long n;
 
 	*tls13 = false;
 	*next = 0;
-	p = dt_write_head(msg, &len);
-	if (!p || !len)
-		return DT_ANSWER_FINAL;
-	/* An HTTP interim answer is a whole write of 64 bytes at most. */
-	n = min_t(size_t, len,
-		  total > DT_ANSWER_HEAD ? DT_ANSWER_TLS_HEAD : sizeof(b));
-	if (copy_from_user_nofault(b, p, n))
+	/*
+	 * An HTTP interim answer, HTTP/2's connection frames: a whole write
+	 * of 64 bytes at most (a writev's segments together).
+	 */
+	n = dt_msg_user_copy(msg, b, total > DT_ANSWER_HEAD ?
+				     DT_ANSWER_TLS_HEAD : sizeof(b));
+	if (n <= 0)
 		return DT_ANSWER_FINAL;
 	a = dt_answer_of(b, n, total, next);
-	if (a == DT_ANSWER_HELLO && *next < len &&
+	p = dt_msg_user_head(msg, &len);
+	if (a == DT_ANSWER_HELLO && p && *next < len &&
 	    !copy_from_user_nofault(&t, p + *next, 1))
 		*tls13 = dt_answer_tls13(t);
 	return a;
@@ -295,7 +330,8 @@ struct dt_write {
 
 /*
  * Under ds->lock: whether a response's write w is an interim answer:
- * one by its head (HTTP 1xx, a TLS handshake's records), or TLS
+ * one by its head (HTTP 1xx, a TLS handshake's records, HTTP/2's
+ * connection frames: SETTINGS, PING, WINDOW_UPDATE), or TLS
  * application data in a handshake: after a ServerHello and before the
  * client's next request bytes are read, TLS 1.3's encrypted flight
  * (written with the ServerHello, whose next record says TLS 1.3, or
@@ -319,7 +355,8 @@ static void dt_interim_locked(struct dt_sock *ds, struct dt_write *w)
 	lockdep_assert_held(&ds->lock);
 	w->interim = w->ticket || (data && ds->tls_hs) ||
 		     w->answer == DT_ANSWER_INTERIM ||
-		     w->answer == DT_ANSWER_HELLO;
+		     w->answer == DT_ANSWER_HELLO ||
+		     w->answer == DT_ANSWER_CONTROL;
 	if (w->answer == DT_ANSWER_HELLO)
 		ds->tls_hs = true;
 	else if (!w->interim)
@@ -344,6 +381,7 @@ static void dt_writer_open(struct dt_sock *ds, u32 seq, enum dt_kind kind,
 	ds->writer_resp = kind == DT_RESPONSE;
 	ds->writer_interim = w->interim;
 	ds->writer_ticket = w->ticket;
+	ds->writer_control = w->answer == DT_ANSWER_CONTROL;
 	if (!by || (!by->client && by->ctx != owner)) {
 		/* A thread joining the request: resumed. */
 		ds->sender.tid = task_pid_nr(current);
@@ -465,14 +503,19 @@ static int dt_send_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 		fwd = dt_loop_forward(sk, dt_first_write(sk, false), &fwd_ctx);
 	}
 	/* Nothing flagged, nothing followed: the usual case, no call. */
-	if (!atomic_read(&dt_trace_active) && !dt_socks_count() && !fwd_ctx)
+	if (!atomic_read(&dt_trace_active) && !dt_socks_count() && !fwd_ctx) {
+		if (!serving)
+			dt_connect_written(sk);
 		return 1;
+	}
 	rcu_read_lock();
 	flagged = dt_flag_sender(current, &by);
 	marked = (flagged || dt_socks_count() || fwd_ctx) &&
 		 dt_send_begin(sk, flagged ? &by : NULL, fwd, fwd_ctx, &w);
 	rcu_read_unlock();
 	dt_ctx_put(fwd_ctx);
+	if (!serving)
+		dt_connect_written(sk);
 	ctx->sk = sk;
 	ctx->interim = w.interim;
 	/* Only marked writes need the return: close the range. */

@@ -15,8 +15,11 @@
 #include "dtracer.h"
 #include "hooks.h"
 
+#include <linux/socket.h>
 #include <linux/string.h>
 #include <linux/tracepoint.h>
+#include <linux/uaccess.h>
+#include <linux/uio.h>
 
 struct dt_tp_search {
 	const char *name;
@@ -92,4 +95,63 @@ void dt_kretprobe_init(struct kretprobe *rp, const char *symbol,
 	rp->handler = handler;
 	rp->data_size = data_size;
 	rp->maxactive = maxactive;
+}
+
+/*
+ * The user memory a sendmsg's or recvmsg's msg starts with, and how many
+ * bytes of it are there (its first segment); NULL for kernel memory
+ * (kTLS, splice).
+ */
+const void __user *dt_msg_user_head(const struct msghdr *msg, size_t *len)
+{
+	const struct iov_iter *i = &msg->msg_iter;
+
+	if (!iter_is_ubuf(i) && !iter_is_iovec(i))
+		return NULL;
+#ifdef DT_HAVE_ITER_IOV
+	*len = min(iter_iov_len(i), i->count);
+	return iter_iov_addr(i);
+#else
+	if (iter_is_ubuf(i)) {
+		*len = i->count;
+		return i->ubuf + i->iov_offset;
+	}
+	*len = min(i->iov->iov_len - i->iov_offset, i->count);
+	return i->iov->iov_base + i->iov_offset;
+#endif
+}
+
+/*
+ * The first n bytes of a sendmsg's or recvmsg's user memory, across its
+ * segments (a writev's), copied into dst without faulting (a kprobe's
+ * handler may not sleep): how many (fewer if the message has fewer), or
+ * -EFAULT (kernel memory, a page not there).
+ */
+long dt_msg_user_copy(const struct msghdr *msg, void *dst, size_t n)
+{
+	const struct iov_iter *i = &msg->msg_iter;
+	const struct iovec *iov;
+	size_t done = 0, off, len;
+	unsigned long seg;
+
+	n = min(n, iov_iter_count(i));
+	if (iter_is_ubuf(i))
+		return copy_from_user_nofault(dst, i->ubuf + i->iov_offset,
+					      n) ? -EFAULT : n;
+	if (!iter_is_iovec(i))
+		return -EFAULT;
+#ifdef DT_HAVE_ITER_IOV
+	iov = iter_iov(i);
+#else
+	iov = i->iov;
+#endif
+	off = i->iov_offset;
+	for (seg = 0; seg < i->nr_segs && done < n; seg++, off = 0) {
+		len = min(iov[seg].iov_len - off, n - done);
+		if (copy_from_user_nofault(dst + done,
+					   iov[seg].iov_base + off, len))
+			return -EFAULT;
+		done += len;
+	}
+	return done;
 }

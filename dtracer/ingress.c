@@ -277,7 +277,11 @@ static unsigned int dt_ingress_hook(void *priv, struct sk_buff *skb,
 		sk = dt_lookup(state->net, skb, state->pf, th);
 		held = sk;
 	}
-	if (!sk || !sk_fullsock(sk)) {
+	if ((!sk || sk->sk_state == TCP_NEW_SYN_RECV) && bits != DT_STOP_BITS &&
+	    dt_early_note(sk, skb, state, th, thoff, seq, len, resp)) {
+		/* Completing a handshake: its socket takes it (early.c). */
+		dt_event_mark_recv(skb, state->pf, th, seq, seq + len, resp);
+	} else if (!sk || !sk_fullsock(sk)) {
 		dt_stat_inc(DT_STAT_RECV_NO_SOCKET);
 	} else if (!dt_in_window(sk, seq, seq + len)) {
 		dt_stat_inc(DT_STAT_MARKS_OUT_OF_WINDOW);
@@ -435,8 +439,10 @@ static void dt_on_read(void *data, struct sock *sk)
 {
 	u32 now = READ_ONCE(tcp_sk(sk)->copied_seq);
 	struct dt_read r = { 0 };
+	bool serving = dt_serving_side(sk);
 	struct dt_sender by;
 	struct dt_sock *ds;
+	int streams;
 	bool fresh;
 	u32 pos;
 
@@ -444,8 +450,12 @@ static void dt_on_read(void *data, struct sock *sk)
 		dt_on_read_kernel(sk, now);
 		return;
 	}
-	/* Every read counts, traced or not: an event loop's order. */
-	fresh = dt_loop_read(sk, dt_serving_side(sk), &pos);
+	/*
+	 * Every read counts, traced or not: an event loop's order, in
+	 * requests (HTTP/2: the streams the read opens, h2.c).
+	 */
+	streams = serving ? dt_h2_read(sk, now) : -1;
+	fresh = dt_loop_read(sk, serving, streams, &pos);
 	if (!dt_socks_count() && !atomic_read(&dt_trace_active))
 		return;
 	rcu_read_lock();
@@ -464,6 +474,11 @@ static void dt_on_read(void *data, struct sock *sk)
 		if (dt_flags_enter(current, r.served, DT_REASON_RESUMED) &&
 		    fresh && r.after_interim)
 			dt_loop_queue(pos, r.served);
+	} else if (r.request && !streams) {
+		/*
+		 * HTTP/2 frames of no new stream (a WINDOW_UPDATE, an ACK)
+		 * after the answer: no request, the reader stays where it is.
+		 */
 	} else if (r.request) {
 		dt_read_request(sk, ds, fresh ? &pos : NULL);
 	} else if (r.resume) {
@@ -474,7 +489,7 @@ static void dt_on_read(void *data, struct sock *sk)
 			dt_stat_inc(DT_STAT_UNSOLICITED);
 		if (r.served)
 			dt_read_untraced(ds, r.served);
-		if (dt_serving_side(sk))
+		if (serving)
 			dt_go_untraced();
 		dt_flags_leave(current);
 	}
@@ -484,23 +499,54 @@ static void dt_on_read(void *data, struct sock *sk)
 }
 
 static struct tracepoint *dt_tp_read;
+static struct tracepoint *dt_tp_state;
+
+/*
+ * inet_sock_set_state: a connection made of a request socket
+ * (TCP_SYN_RECV to TCP_ESTABLISHED, before the bytes of the segment
+ * that completed it are queued) takes the marked bytes noted for it.
+ */
+static void dt_on_established(void *data, const struct sock *sk, int old,
+			      int new)
+{
+	struct dt_early_mark m;
+
+	if (sk->sk_protocol != IPPROTO_TCP || old != TCP_SYN_RECV ||
+	    new != TCP_ESTABLISHED || !dt_early_take(sk, &m))
+		return;
+	dt_note_received(sk, m.seq, m.end, m.resp, m.ack);
+}
 
 int dt_ingress_arm(void)
 {
 	int ret;
 
+	dt_h2_arm();
 	ret = dt_tracepoint_hook(&dt_tp_read, "tcp_rcv_space_adjust",
 				 dt_on_read, "TCP reads");
 	if (ret)
-		return ret;
-	ret = dt_nf_hooks_register(&dt_ingress_net_ops, "LOCAL_IN");
+		goto out_h2;
+	ret = dt_tracepoint_hook(&dt_tp_state, "inet_sock_set_state",
+				 dt_on_established, "TCP handshakes");
 	if (ret)
-		dt_tracepoint_unhook(dt_tp_read, dt_on_read);
+		goto out_read;
+	ret = dt_nf_hooks_register(&dt_ingress_net_ops, "LOCAL_IN");
+	if (!ret)
+		return 0;
+	dt_tracepoint_unhook(dt_tp_state, dt_on_established);
+out_read:
+	dt_tracepoint_unhook(dt_tp_read, dt_on_read);
+out_h2:
+	dt_h2_disarm();
+	dt_early_reset();
 	return ret;
 }
 
 void dt_ingress_disarm(void)
 {
 	unregister_pernet_subsys(&dt_ingress_net_ops);
+	dt_tracepoint_unhook(dt_tp_state, dt_on_established);
 	dt_tracepoint_unhook(dt_tp_read, dt_on_read);
+	dt_h2_disarm();
+	dt_early_reset();
 }

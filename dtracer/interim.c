@@ -56,6 +56,57 @@ static bool dt_http_interim(const u8 *b, unsigned int n, unsigned long len)
 	return !(b[10] == '0' && b[11] == '1');
 }
 
+/* HTTP/2 (RFC 9113, section 6): a frame header's size and types. */
+#define DT_H2_HEADER 9
+#define DT_H2_PRIORITY 0x2
+#define DT_H2_SETTINGS 0x4
+#define DT_H2_PING 0x6
+#define DT_H2_WINDOW_UPDATE 0x8
+
+/*
+ * Whether the frame header h, of a frame of size bytes, is a connection
+ * frame that answers no stream, well formed: SETTINGS and PING on stream
+ * 0 (a SETTINGS' size a multiple of 6, none for its ACK; PING's 8),
+ * WINDOW_UPDATE's 4 bytes and PRIORITY's 5 on any stream.
+ */
+static bool dt_h2_control(const u8 *h, u32 size)
+{
+	u32 stream = (u32)(h[5] & 0x7f) << 24 | (u32)h[6] << 16 |
+		     (u32)h[7] << 8 | h[8];
+	u8 ack = h[4] & 0x1;
+
+	switch (h[3]) {
+	case DT_H2_SETTINGS:
+		return !stream && size % 6 == 0 && (!ack || !size);
+	case DT_H2_PING:
+		return !stream && size == 8;
+	case DT_H2_WINDOW_UPDATE:
+		return size == 4;
+	case DT_H2_PRIORITY:
+		return size == 5 && stream;
+	}
+	return false;
+}
+
+/* A whole write of n bytes b of HTTP/2 connection frames only. */
+static bool dt_h2_controls(const u8 *b, unsigned int n, unsigned long len)
+{
+	unsigned int at = 0;
+	u32 size;
+
+	if (len != n || !n)
+		return false;
+	while (at < n) {
+		if (n - at < DT_H2_HEADER)
+			return false;
+		size = (u32)b[at] << 16 | (u32)b[at + 1] << 8 | b[at + 2];
+		if (size > n - at - DT_H2_HEADER || !dt_h2_control(b + at, size))
+			return false;
+		at += DT_H2_HEADER + size;
+	}
+	return true;
+}
+
 enum dt_answer dt_answer_of(const u8 *b, unsigned int n, unsigned long len,
 			    u32 *next)
 {
@@ -71,6 +122,8 @@ enum dt_answer dt_answer_of(const u8 *b, unsigned int n, unsigned long len,
 		*next = DT_TLS_HEADER + ((u32)b[3] << 8 | b[4]);
 		return DT_ANSWER_TLS_DATA;
 	}
+	if (dt_h2_controls(b, n, len))
+		return DT_ANSWER_CONTROL;
 	return dt_http_interim(b, n, len) ? DT_ANSWER_INTERIM :
 					     DT_ANSWER_FINAL;
 }

@@ -30,6 +30,8 @@ enum dt_answer {
 	DT_ANSWER_HELLO,	/* ... a TLS ServerHello record: interim */
 	/* a TLS application data record: the answer, or TLS 1.3's flight */
 	DT_ANSWER_TLS_DATA,
+	/* HTTP/2 frames that answer no stream (SETTINGS, PING, ...) */
+	DT_ANSWER_CONTROL,
 };
 
 /*
@@ -44,6 +46,11 @@ enum dt_answer {
  * DT_ANSWER_HELLO and DT_ANSWER_TLS_DATA, *next is where the record
  * after the first one starts, in the write (a ServerHello's write may
  * hold the whole flight; a server's tickets are records of one size).
+ * HTTP/2's connection frames (SETTINGS, PING, WINDOW_UPDATE, PRIORITY:
+ * a server's preface, its acknowledgements, flow control) answer no
+ * stream: a whole write of them, each frame's 9-byte header well formed
+ * for its type and the frames ending where the write does, is
+ * DT_ANSWER_CONTROL (their payloads are not read).
  */
 enum dt_answer dt_answer_of(const u8 *b, unsigned int n, unsigned long len,
 			    u32 *next);

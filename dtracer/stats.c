@@ -50,11 +50,18 @@ static const char *const dt_stat_names[DT_STAT_COUNT] = {
 	[DT_STAT_STOPPED] = "requests_stopped",
 	[DT_STAT_INTERIM] = "interim_answers",
 	[DT_STAT_TICKETS] = "tls_tickets_guessed",
+	[DT_STAT_H2_STREAMS] = "h2_streams",
+	[DT_STAT_H2_LOST] = "h2_lost",
 };
 
 void dt_stat_inc(enum dt_stat s)
 {
 	atomic64_inc(&dt_stats[s]);
+}
+
+void dt_stat_add(enum dt_stat s, u64 n)
+{
+	atomic64_add(n, &dt_stats[s]);
 }
 
 u64 dt_stat_read(enum dt_stat s)

@@ -20,8 +20,10 @@ FUZZ_TARGETS = \
 	fuzz-ctf-check \
 	fuzz-retime \
 	fuzz-sync \
-	fuzz-requests
-fuzz_lib_sources = dtracer/parse.c collector/cmd/options.c \
+	fuzz-requests \
+	fuzz-interim \
+	fuzz-frames
+fuzz_lib_sources = dtracer/parse.c dtracer/interim.c dtracer/frames.c collector/cmd/options.c \
 	collector/error.c collector/plugin/ctf-check.c \
 	collector/sync/retime.c collector/sync/hull.c \
 	collector/sync/segments.c collector/sync/sync.c $(collector_rq_c) \
@@ -30,13 +32,14 @@ fuzz_bins = $(FUZZ_TARGETS:%=%reldir%/%)
 FUZZ_SANITIZE = -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_CFLAGS = -std=c11 -Wall -Wextra -Werror -g -O1 -fno-omit-frame-pointer \
 	$(FUZZ_SANITIZE) -I$(srcdir)/dtracer $(COLLECTOR_CPPFLAGS) \
-	-I$(srcdir)/tests/fuzz $(GLIB_CFLAGS) $(JSONC_CFLAGS)
+	-I$(srcdir)/tests/fuzz -I$(srcdir)/tests/unit $(GLIB_CFLAGS) $(JSONC_CFLAGS)
 FUZZ_LIBS = $(GLIB_LIBS) $(JSONC_LIBS) -lm
 FUZZ_LIB = %reldir%/libfuzzed.a
 
 $(FUZZ_LIB): $(fuzz_lib_sources:%=$(srcdir)/%) collector/export/view-page.h \
 		$(wildcard $(srcdir)/collector/*.h $(srcdir)/collector/*/*.h) \
-		$(srcdir)/dtracer/parse.h
+		$(srcdir)/dtracer/parse.h $(srcdir)/dtracer/interim.h \
+		$(srcdir)/dtracer/frames.h
 	@rm -rf %reldir%/obj && $(MKDIR_P) %reldir%/obj
 	$(AM_V_GEN)for f in $(fuzz_lib_sources); do \
 		$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c \

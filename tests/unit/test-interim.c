@@ -103,5 +103,56 @@ int main(void)
 	ok(dt_answer_tls13(0x14) && dt_answer_tls13(0x17) &&
 	   !dt_answer_tls13(0x16) && !dt_answer_tls13(0x15),
 	   "after a ServerHello, a CCS or application data says TLS 1.3; a handshake record or an alert does not");
+	{
+		/* nginx's preface: SETTINGS (3 settings), WINDOW_UPDATE */
+		static const char preface[] =
+			"\x00\x00\x12\x04\x00\x00\x00\x00\x00"
+			"\x00\x03\x00\x00\x00\x80\x00\x04\x00\x00\xff\xff\x00\x05\x00\x00\x40\x00"
+			"\x00\x00\x04\x08\x00\x00\x00\x00\x00\x7f\xff\x00\x00";
+		static const char ack[] = "\x00\x00\x00\x04\x01\x00\x00\x00\x00";
+		static const char ping[] = "\x00\x00\x08\x06\x01\x00\x00\x00\x00"
+			"\x01\x02\x03\x04\x05\x06\x07\x08";
+		static const char wu3[] = "\x00\x00\x04\x08\x00\x00\x00\x00\x03\x00\x00\x10\x00";
+		static const char prio[] = "\x00\x00\x05\x02\x00\x00\x00\x00\x03\x00\x00\x00\x00\x10";
+		/* HEADERS on stream 1 (END_STREAM, END_HEADERS), 2 bytes */
+		static const char headers[] = "\x00\x00\x02\x01\x05\x00\x00\x00\x01\x88\x82";
+		static const char goaway[] = "\x00\x00\x08\x07\x00\x00\x00\x00\x00"
+			"\x00\x00\x00\x00\x00\x00\x00\x00";
+		static const char rst[] = "\x00\x00\x04\x03\x00\x00\x00\x00\x01\x00\x00\x00\x08";
+		char two[64];
+
+		ok(of(preface, sizeof(preface) - 1) == DT_ANSWER_CONTROL,
+		   "HTTP/2: a server's SETTINGS and WINDOW_UPDATE in one write: control, no answer");
+		ok(of(ack, 9) == DT_ANSWER_CONTROL && of(ping, 17) == DT_ANSWER_CONTROL &&
+		   of(wu3, 13) == DT_ANSWER_CONTROL && of(prio, 14) == DT_ANSWER_CONTROL,
+		   "HTTP/2: a SETTINGS ACK, a PING ACK, a stream's WINDOW_UPDATE, a PRIORITY: control");
+		memcpy(two, ack, 9);
+		memcpy(two + 9, headers, 11);
+		ok(of(headers, 11) == DT_ANSWER_FINAL && of(two, 20) == DT_ANSWER_FINAL &&
+		   of(goaway, 17) == DT_ANSWER_FINAL && of(rst, 13) == DT_ANSWER_FINAL,
+		   "HTTP/2: HEADERS (alone or after an ACK), GOAWAY, RST_STREAM: the answer");
+		ok(of(ack, 8) == DT_ANSWER_FINAL && of_len(ack, 9, 10) == DT_ANSWER_FINAL &&
+		   of(ping, 16) == DT_ANSWER_FINAL && of_len(preface, 40, 4000) == DT_ANSWER_FINAL,
+		   "HTTP/2: a frame cut short, more bytes than the frames, a head of a longer write: the answer");
+		memcpy(two, ack, 9);
+		two[4] = 0;
+		two[2] = 5;	/* SETTINGS of 5 bytes */
+		memset(two + 9, 0, 5);
+		ok(of(two, 14) == DT_ANSWER_FINAL,
+		   "HTTP/2: SETTINGS not a multiple of 6 bytes: the answer");
+		memcpy(two, ack, 9);
+		two[2] = 6;	/* an ACK with a payload */
+		memset(two + 9, 0, 6);
+		ok(of(two, 15) == DT_ANSWER_FINAL,
+		   "HTTP/2: a SETTINGS ACK with a payload: the answer");
+		memcpy(two, ping, 17);
+		two[8] = 1;	/* PING on stream 1 */
+		ok(of(two, 17) == DT_ANSWER_FINAL,
+		   "HTTP/2: a PING on a stream: the answer");
+		memcpy(two, prio, 14);
+		two[8] = 0;	/* PRIORITY on stream 0 */
+		ok(of(two, 14) == DT_ANSWER_FINAL,
+		   "HTTP/2: a PRIORITY on stream 0: the answer");
+	}
 	return tap_done();
 }

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * HTTP/2 frames a server reads: how many requests (streams its client
+ * opens) a read holds, from the 9-byte frame headers alone (RFC 9113,
+ * section 4.1: length, type, flags, stream id). Payloads are skipped,
+ * HPACK is never read. Plain C with no kernel dependency (the userspace
+ * unit tests and the fuzz target build this very file); the bytes come
+ * through a copy callback, so that the module copies a frame's header
+ * and nothing else from the reader's memory (h2.c).
+ */
+#ifndef _DTRACER_FRAMES_H
+#define _DTRACER_FRAMES_H
+
+#ifdef __KERNEL__
+#include <linux/types.h>
+#else
+#include "kernel-types.h"	/* tests/unit/: u8, u32, bool */
+#endif
+
+#define DT_H2_PREFACE_LEN 24	/* "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" */
+#define DT_H2_FRAME_HEADER 9
+/* Frame headers walked in one read at most: past them, out of step. */
+#define DT_H2_FRAMES 64
+
+/* Where a connection's reads stand in its client's bytes. */
+struct dt_h2 {
+	u32 skip;		/* payload bytes before the next header */
+	u32 last_stream;	/* the highest stream a HEADERS opened */
+	u8 preface;		/* bytes of the client preface matched */
+	u8 opening;		/* a new stream's header block is being read */
+	u8 ends;		/* ... and the frame being read ends it */
+	u8 have;		/* bytes of hdr read (a header cut by a read) */
+	u8 hdr[DT_H2_FRAME_HEADER];
+};
+
+/* Copies n bytes at off of the read into dst: 0, or not 0 if it cannot. */
+typedef int (*dt_h2_copy_t)(void *dst, u32 off, u32 n, void *priv);
+
+enum {
+	DT_H2_NOT = -1,		/* not HTTP/2: no client preface */
+	DT_H2_LOST = -2,	/* out of step (a bad header, too many frames) */
+};
+
+/*
+ * The next len bytes of a connection read, st its state (zeroed at the
+ * connection's first byte): how many streams are opened in them: a
+ * HEADERS frame's stream id above every earlier one (trailers open
+ * none), counted in the read that ends its header block (the frame,
+ * or its last CONTINUATION, with END_HEADERS, payload and all: where a
+ * server can start the request, so a stream cut by a read counts in the
+ * read that completes it); or
+ * DT_H2_NOT or DT_H2_LOST (st is left unusable: the caller forgets it).
+ * copy(dst, off, n, priv) gives bytes off to off + n of the read; it is
+ * called for the preface and each frame's header only.
+ */
+int dt_h2_requests(struct dt_h2 *st, u32 len, dt_h2_copy_t copy, void *priv);
+
+#endif

@@ -1,0 +1,256 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * HTTP/2 reads: how many requests (streams) a server's read of an
+ * HTTP/2 connection holds. deferred.c gives an event loop's reads a
+ * position each, one request a read; an HTTP/2 client sends many at
+ * once (h2load -m 16 writes 16 HEADERS frames together), and its
+ * WINDOW_UPDATEs and ACKs are reads of no request. frames.c counts the
+ * streams a read opens from the frame headers alone; this file gives
+ * it the read's bytes:
+ * 1. tcp_recvmsg's entry (a kprobe): a read on a connection a listener
+ *    accepted, which is followed here or has had nothing read yet,
+ *    notes the reader's buffer (its first segment) and copied_seq in the
+ *    reader's slot (by hash of its thread id);
+ * 2. the read itself (ingress.c, tcp_rcv_space_adjust, socket locked):
+ *    it took the buffer's first now - seq bytes. A connection whose
+ *    first read starts with the client preface is followed from then
+ *    on; each frame header is copied from the reader's memory, which the
+ *    read has just written (copy_from_user_nofault: a page gone makes
+ *    the connection unknown).
+ * A read not seen whole (past its buffer's first segment, by splice or
+ * strparser, or one that skipped the entry's note) or out of step (a
+ * header not well formed, more than DT_H2_FRAMES headers) makes the
+ * connection unknown (h2_lost): its reads count one request each again,
+ * as any read. TLS hides the frames (unknown from the start).
+ *
+ * Bounds: DT_H2_CONNS connections (by hash of the socket: a connection
+ * taking another one's slot makes the other's unknown, counted), a slot
+ * per thread for the note.
+ *
+ * Locking: a connection's slot under its lock of dt_h2_locks (a leaf,
+ * spin_lock_irqsave: a socket is destroyed in softirq too); the
+ * reader's slot is written by its thread only (two threads hashing to
+ * one slot: the later note wins, the other's read is unknown).
+ */
+#include "dtracer.h"
+#include "frames.h"
+#include "hooks.h"
+#include "packet.h"
+
+#include <linux/hash.h>
+#include <linux/kprobes.h>
+#include <linux/sched.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+#include <net/tcp.h>
+
+#define DT_H2_CONNS_BITS 10
+#define DT_H2_LOCKS 16
+#define DT_H2_READERS_BITS 10
+
+struct dt_h2_conn {
+	const struct sock *sk;	/* NULL: a free slot */
+	u32 seq;		/* where its next read starts */
+	struct dt_h2 st;
+};
+
+struct dt_h2_reader {
+	pid_t tid;
+	const struct sock *sk;	/* NULL: no read noted */
+	const u8 __user *buf;
+	u32 room;		/* bytes in the buffer's first segment */
+	u32 seq;		/* copied_seq at the read's start */
+};
+
+static struct dt_h2_conn dt_h2_conns[1 << DT_H2_CONNS_BITS];
+/* A connection's slot i is guarded by dt_h2_locks[i % DT_H2_LOCKS]. */
+static spinlock_t dt_h2_locks[DT_H2_LOCKS] = {
+	[0 ... DT_H2_LOCKS - 1] = __SPIN_LOCK_UNLOCKED(dt_h2_locks),
+};
+
+static struct dt_h2_reader dt_h2_readers[1 << DT_H2_READERS_BITS];
+
+static struct dt_h2_conn *dt_h2_slot(const struct sock *sk)
+{
+	return &dt_h2_conns[hash_ptr(sk, DT_H2_CONNS_BITS)];
+}
+
+static spinlock_t *dt_h2_lock(const struct dt_h2_conn *c)
+{
+	return &dt_h2_locks[(c - dt_h2_conns) % DT_H2_LOCKS];
+}
+
+/* Nothing of tp's bytes read yet (unlocked: a hint; the read checks). */
+static bool dt_h2_unread(const struct tcp_sock *tp)
+{
+	return READ_ONCE(tp->copied_seq) + (u32)READ_ONCE(tp->bytes_received) ==
+	       READ_ONCE(tp->rcv_nxt);
+}
+
+/* tcp_recvmsg(sk, msg, ...): a server's read of sk starts. */
+static int dt_h2_recv_entry(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct sock *sk = (void *)regs_get_kernel_argument(regs, 0);
+	const struct msghdr *msg = (void *)regs_get_kernel_argument(regs, 1);
+	struct dt_h2_reader *rd;
+	const void __user *buf;
+	size_t room;
+
+	if (!in_task() || !dt_serving_side(sk))
+		return 0;
+	if (READ_ONCE(dt_h2_slot(sk)->sk) != sk &&
+	    !dt_h2_unread(tcp_sk(sk)))
+		return 0;
+	buf = dt_msg_user_head(msg, &room);
+	if (!buf || !room)
+		return 0;
+	rd = &dt_h2_readers[hash_32(current->pid, DT_H2_READERS_BITS)];
+	rd->tid = current->pid;
+	rd->buf = buf;
+	rd->room = min_t(size_t, room, U32_MAX);
+	rd->seq = READ_ONCE(tcp_sk(sk)->copied_seq);
+	WRITE_ONCE(rd->sk, sk);
+	return 0;
+}
+
+static int dt_h2_copy(void *dst, u32 off, u32 n, void *priv)
+{
+	const u8 __user *buf = (__force const u8 __user *)priv;
+
+	return copy_from_user_nofault(dst, buf + off, n) ? -EFAULT : 0;
+}
+
+/* Under the slot's lock: c is no connection followed any more. */
+static void dt_h2_forget_locked(struct dt_h2_conn *c)
+{
+	lockdep_assert_held(dt_h2_lock(c));
+	if (c->sk)
+		dt_stat_inc(DT_STAT_H2_LOST);
+	WRITE_ONCE(c->sk, NULL);
+}
+
+/*
+ * Under the slot's lock: the read rd noted, of n bytes, on sk, a
+ * connection's first (first) or the next one of c's: how many streams
+ * it opens, or -1 (not HTTP/2, unknown).
+ */
+static int dt_h2_count_locked(struct dt_h2_conn *c, const struct sock *sk,
+			      const struct dt_h2_reader *rd, u32 n, bool first)
+{
+	void *priv = (__force void *)rd->buf;
+	struct dt_h2 st = { 0 };
+	int k;
+
+	lockdep_assert_held(dt_h2_lock(c));
+	if (first) {
+		/* Taken only by a client preface, from whoever had it. */
+		k = n <= rd->room ? dt_h2_requests(&st, n, dt_h2_copy, priv) : -1;
+		if (k < 0)
+			return -1;
+		dt_h2_forget_locked(c);
+		WRITE_ONCE(c->sk, sk);
+		c->st = st;
+		c->seq = rd->seq + n;
+		return k;
+	}
+	if (c->sk != sk)
+		return -1;
+	if (c->seq != rd->seq || n > rd->room) {
+		dt_h2_forget_locked(c);
+		return -1;
+	}
+	k = dt_h2_requests(&c->st, n, dt_h2_copy, priv);
+	if (k < 0)
+		dt_h2_forget_locked(c);
+	else
+		c->seq += n;
+	return k;
+}
+
+/*
+ * current has read sk (a connection a listener accepted) up to now, its
+ * socket locked: how many streams its HTTP/2 client opened in the read,
+ * or -1 (not HTTP/2, or not known: one request, as any read).
+ */
+int dt_h2_read(const struct sock *sk, u32 now)
+{
+	struct dt_h2_reader *rd =
+		&dt_h2_readers[hash_32(current->pid, DT_H2_READERS_BITS)];
+	const struct tcp_sock *tp = tcp_sk(sk);
+	struct dt_h2_conn *c;
+	unsigned long irq;
+	bool first;
+	u32 n;
+	int k;
+
+	if (READ_ONCE(rd->sk) != sk || rd->tid != current->pid)
+		return -1;
+	WRITE_ONCE(rd->sk, NULL);
+	n = now - rd->seq;
+	if (!n)
+		return -1;
+	/* The read started at the connection's first byte. */
+	first = rd->seq + (u32)tp->bytes_received == tp->rcv_nxt;
+	c = dt_h2_slot(sk);
+	spin_lock_irqsave(dt_h2_lock(c), irq);
+	k = dt_h2_count_locked(c, sk, rd, n, first);
+	spin_unlock_irqrestore(dt_h2_lock(c), irq);
+	if (k > 0)
+		dt_stat_add(DT_STAT_H2_STREAMS, k);
+	return k;
+}
+
+/* sk goes: its slot, if it has one, is free (sockets.c's destroy). */
+void dt_h2_destroyed(const struct sock *sk)
+{
+	struct dt_h2_conn *c = dt_h2_slot(sk);
+	unsigned long irq;
+
+	if (READ_ONCE(c->sk) != sk)
+		return;
+	spin_lock_irqsave(dt_h2_lock(c), irq);
+	if (c->sk == sk)
+		WRITE_ONCE(c->sk, NULL);
+	spin_unlock_irqrestore(dt_h2_lock(c), irq);
+}
+
+static struct kprobe dt_kp_recv;
+static bool dt_h2_hooked;
+
+/*
+ * Counts HTTP/2 streams until dt_h2_disarm(). Process context. Never
+ * fails: a kernel whose tcp_recvmsg cannot be hooked is said in the
+ * log, and every read counts one request, as before.
+ */
+void dt_h2_arm(void)
+{
+	struct dt_h2_conn *c;
+	unsigned long irq;
+	int i, ret;
+
+	/* A slot left from an earlier arming (destroy may run meanwhile). */
+	for (c = dt_h2_conns; c < dt_h2_conns + ARRAY_SIZE(dt_h2_conns); c++) {
+		spin_lock_irqsave(dt_h2_lock(c), irq);
+		WRITE_ONCE(c->sk, NULL);
+		spin_unlock_irqrestore(dt_h2_lock(c), irq);
+	}
+	for (i = 0; i < ARRAY_SIZE(dt_h2_readers); i++)
+		WRITE_ONCE(dt_h2_readers[i].sk, NULL);
+	memset(&dt_kp_recv, 0, sizeof(dt_kp_recv));
+	dt_kp_recv.symbol_name = "tcp_recvmsg";
+	dt_kp_recv.pre_handler = dt_h2_recv_entry;
+	ret = register_kprobe(&dt_kp_recv);
+	dt_h2_hooked = !ret;
+	if (ret)
+		pr_warn("HTTP/2 streams not counted: cannot hook tcp_recvmsg: %d\n",
+			ret);
+}
+
+/* No read noted any more (the reads' tracepoint is off already). */
+void dt_h2_disarm(void)
+{
+	if (dt_h2_hooked)
+		unregister_kprobe(&dt_kp_recv);
+	dt_h2_hooked = false;
+}
