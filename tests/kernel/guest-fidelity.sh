@@ -9,10 +9,11 @@
 #                               dt-c's pool (8004)        was flagged
 #   redis-cli, flagged ------>  redis-server (6379)  <--  8003: a pool (one
 #   redis-benchmark -P 16                                 reader, 3 workers)
-#   ab -k -c 32, unflagged      8090: Node.js loop  ----> 8004: a pool of 2
+#   ab -k -c 32, h2load -m 16   8090: Node.js loop  ----> 8004: a pool of 2
 #                               8083: nginx over a UNIX socket to a
 #                               dt-httpd on dt-b (/tmp/unixd.sock)
 #                               8443: nginx, TLS 1.2 and 1.3, to 8000
+#                               8084: nginx, HTTP/2, to 8000
 #                               8091: Go net/http   ---->
 #                               8092: Python asyncio -->
 #                                                         that asks redis
@@ -69,6 +70,12 @@
 # starts one context per flagged request (20, exact); at the backend,
 # through nginx's calls matched by deferred.c's order (a guess), every
 # flagged one traced and at most 1% of the others.
+# And HTTP/2 in clear (nginx's 8084, prior knowledge): 20 GETs of a
+# flagged curl on one connection, one stream after another, beside
+# h2load's 32 connections of 16 streams at once: nginx's connection
+# frames (SETTINGS, WINDOW_UPDATE, their ACKs) answer no stream, so
+# nginx starts one context per flagged request (exact); at the backend,
+# the issue's target (nginx's calls by deferred.c's order, a guess).
 #
 # Hand-shakes (dt-tcp) on 7600 + 20 * PHASE: +1 dt-b and dt-c ready,
 # +2 the flagged client is done (dt-a serves it to both), +3 both
@@ -111,7 +118,7 @@ nginx_conf() {
 	pid /tmp/nginx/nginx.pid;
 	error_log /tmp/nginx/error.log;
 	events {
-		worker_connections 256;
+		worker_connections 1024;
 	}
 	http {
 		access_log off;
@@ -166,6 +173,14 @@ nginx_conf() {
 			}
 		}
 		server {
+			listen 8084 http2;
+			location / {
+				proxy_pass http://ka;
+				proxy_http_version 1.1;
+				proxy_set_header Connection "";
+			}
+		}
+		server {
 			listen 8443 ssl;
 			ssl_protocols TLSv1.2 TLSv1.3;
 			ssl_certificate /tmp/nginx/tls.crt;
@@ -185,10 +200,15 @@ nginx_conf() {
 }
 
 # load NAME PORTS URL: unflagged load from a real load generator instead
-# of the loops: ab, 32 connections kept alive to PORTS' first, until killed
-# ($loops: its pid); returns once they are up.
+# of the loops: ab, 32 connections kept alive to PORTS' first (lg=h2:
+# h2load, 32 HTTP/2 connections of 16 streams at once each), until
+# killed ($loops: its pid); returns once they are up.
 load() {
-	ab -k -c 32 -t 3600 -n 10000000 "$3" > /tmp/loops-$1 2>&1 &
+	if [ "${lg:-}" = h2 ]; then
+		h2load -c 32 -m 16 -D 3600 "$3" > /tmp/loops-$1 2>&1 &
+	else
+		ab -k -c 32 -t 3600 -n 10000000 "$3" > /tmp/loops-$1 2>&1 &
+	fi
 	loops=$!
 	check "[$1] the load generator holds 32 connections" wait_for $(slow 120) sh -c \
 		"[ \$(ss -Htn state established '( dport = :${2%% *} )' | wc -l) -ge 32 ]"
@@ -270,7 +290,7 @@ client() {
 	done
 	# $fargs: the flagged curl's own arguments instead, quoted for the
 	# shell (curl's --next between parts, each with its -s and -w),
-	# $fnum requests.
+	# $fnum requests; $fcmd: another flagged client than curl (h2load).
 	if [ -n "${fargs:-}" ]; then
 		eval "set -- $fargs"
 	else
@@ -279,18 +299,29 @@ client() {
 	fi
 	# shellcheck disable=SC2016
 	sh -c 'echo $$ > /tmp/fpid && echo $$ > '$sys'/add_pid && exec "$@"' flagged \
-		curl "$@" > /tmp/flagged-$_name 2> /tmp/flagged-$_name.err
+		${fcmd:-curl} "$@" > /tmp/flagged-$_name 2> /tmp/flagged-$_name.err
 	fpid=$(cat /tmp/fpid)
 	_nf=${fnum:-$(($(echo "$_furls" | wc -w) * $(echo "$_furls" | sed -n 's/.*\[1-\([0-9]*\)\].*/\1/p')))}
-	check "[$_name] the flagged curl made its $_nf requests" \
-		test "$(grep -c . /tmp/flagged-$_name)" = "$_nf"
+	if [ "${fcmd:-curl}" = h2load ]; then
+		check "[$_name] the flagged h2load made its $_nf requests" \
+			grep -q "^requests: $_nf total, $_nf started, $_nf done, $_nf succeeded" /tmp/flagged-$_name
+	else
+		check "[$_name] the flagged curl made its $_nf requests" \
+			test "$(grep -c . /tmp/flagged-$_name)" = "$_nf"
+	fi
 	client_end "$_name"
 	[ -n "${ab:-}" ] ||
 	check "[$_name] the loops ran beside it ($(grep -c '^ok$' /tmp/loops-$_name) connections)" \
 		test "$(grep -c '^ok$' /tmp/loops-$_name)" -ge 2
 	cp /tmp/flagged-$_name "$DT_RESULTS/"
-	fports=$(awk '{ print $1 }' /tmp/flagged-$_name | sort -u | tr '\n' ' ')
-	fbytes=$(awk '{ n += $2 } END { print n + 0 }' /tmp/flagged-$_name)
+	if [ "${fcmd:-curl}" = h2load ]; then
+		# its connections' ports: those of its marked requests (below)
+		fports=
+		fbytes=$(sed -n 's/^traffic:.* (\([0-9]*\)) data$/\1/p' /tmp/flagged-$_name)
+	else
+		fports=$(awk '{ print $1 }' /tmp/flagged-$_name | sort -u | tr '\n' ' ')
+		fbytes=$(awk '{ n += $2 } END { print n + 0 }' /tmp/flagged-$_name)
+	fi
 	# A flagged curl's port is its connection from its first marked
 	# request on: before that, the port may have been another
 	# connection's (ab opens many and reuses ports), neither side's.
@@ -601,7 +632,14 @@ dt-a)
 	fargs="$fargs --data-binary @/tmp/tls-body 'http://dt-b:8080/f-tls/[$((half + 1))-$N]'"
 	fnum=$N
 	phase 12 && client 12 tls dt-b "8443 8080" "" https://dt-b:8443/b-tls/1
-	fargs= fnum=
+	# HTTP/2 in clear (prior knowledge): a flagged client's requests on
+	# one connection, one stream after another (h2load -m 1: curl 7.88
+	# fails every request after the first on a connection it reuses with
+	# --http2-prior-knowledge, "Error in the HTTP2 framing layer"),
+	# beside h2load's 32 connections of 16 streams each.
+	fcmd=h2load fargs="-c 1 -m 1 -n $N http://dt-b:8084/f-h2/1" fnum=$N lg=h2
+	phase 13 && client 13 h2 dt-b 8084 "" http://dt-b:8084/b-h2/1
+	fcmd= fargs= fnum= lg=
 	phase 11 && client 11 unix dt-b 8083 "http://dt-b:8083/f-unix/[1-$N]" \
 		http://dt-b:8083/b-unix/1
 	[ "$go" = 1 ] && phase 9 && client 9 aio dt-b 8092 "http://dt-b:8092/f-aio/[1-$N]" \
@@ -676,6 +714,20 @@ dt-b)
 			test "$p" = "$N"
 		check "[tls] the interim answers seen: $i (handshakes, of which $t TLS 1.3 tickets guessed, at least $((N / 4)); 100 Continues), at least $((N + N / 2))" \
 			test "$i" -ge $((N + N / 2)) -a "$t" -ge $((N / 4))
+		cp /tmp/nginx/error.log "$DT_RESULTS/"
+	fi
+	if phase 13; then
+		# HTTP/2: nginx's connection frames (SETTINGS, WINDOW_UPDATE,
+		# their ACKs) answer no stream (dtracer/interim.c): one
+		# context per flagged request.
+		set -- $(stat_of propagations) $(stat_of interim_answers)
+		server 13 h2 $pids $rpid
+		p=$(($(stat_of propagations) - $1))
+		i=$(($(stat_of interim_answers) - $2))
+		check "[h2] one context per flagged request over HTTP/2 ($p contexts for $N requests)" \
+			test "$p" = "$N"
+		check "[h2] nginx's connection frames to the flagged curl seen as interim answers ($i, at least 1)" \
+			test "$i" -ge 1
 		cp /tmp/nginx/error.log "$DT_RESULTS/"
 	fi
 	if phase 11; then
@@ -783,6 +835,12 @@ dt-c)
 		# request of 2,376 traced in a fresh clone's run, both cores
 		# busy; none in 5 runs alone).
 		target tls $N
+	fi
+	if phase 13; then
+		server 13 h2 $hpid $pool $mixed
+		# nginx's calls go by deferred.c's order (a guess), a read
+		# of an HTTP/2 connection holding many streams' requests.
+		target h2 $N
 	fi
 	phase 11 && server 11 unix $hpid $pool $mixed
 	if [ "$go" = 1 ] && phase 9; then

@@ -14,7 +14,9 @@
 # 1% of the others), nginx to a dt-httpd behind a UNIX socket (exact)
 # and nginx terminating TLS 1.2 and 1.3 (a handshake per request) and
 # taking POSTs with Expect: 100-continue (one context per request at
-# nginx; at the backend, the target) under ab -k -c 32 (the Go tier: 28 s alone, about
+# nginx; at the backend, the target) under ab -k -c 32, and
+# nginx serving HTTP/2 under h2load -m 16 (one context per request at
+# nginx; the target at the backend) (the Go tier: 28 s alone, about
 # 70 s beside the other lane, on the lane that is not the suite's
 # critical path). The asyncio and Java tiers are bench/fidelity.sh's
 # only. See guest-fidelity.sh.
