@@ -78,7 +78,9 @@ DEBUG_TESTS = $(kernel_tests)
 # make check-debug-safety: the subset that shows a production host's
 # safety (docs/architecture.md, "Debug kernel", has its runs): the tests
 # of the wake-up path (t-fidelity's nginx, pool and mixed phases: the
-# hand-offs; its UNIX socket phase: unix.c's kprobes; its TLS phase: interim.c, a server write's head copied in a kretprobe), the marks, the chain and the hostile peers on the debug
+# hand-offs; its UNIX socket phase: unix.c's kprobes; its TLS phase: interim.c, a server write's head copied in a kretprobe;
+# its HTTP/2 phase: h2.c's kprobe and frame headers copied in a
+# tracepoint, early.c), the marks, the chain and the hostile peers on the debug
 # kernel (lockdep with PROVE_RAW_LOCK_NESTING, KASAN, kmemleak), then
 # the fault-injection pass: t-chain and t-trust with dtracer's
 # allocations that cannot sleep failing 10% of the time
@@ -88,7 +90,7 @@ DEBUG_SAFETY_TESTS = tests/kernel/t-fidelity.sh tests/kernel/t-chain.sh \
 	tests/kernel/t-mark.sh tests/kernel/t-trust.sh
 DEBUG_FAULT_TESTS = tests/kernel/t-chain.sh tests/kernel/t-trust.sh
 check-debug-safety:
-	DT_FIDELITY_PHASES='1 5 6 11 12' DT_VM_PASS='DT_FIDELITY_PHASES' \
+	DT_FIDELITY_PHASES='1 5 6 11 12 13' DT_VM_PASS='DT_FIDELITY_PHASES' \
 		$(MAKE) $(AM_MAKEFLAGS) check-debug DEBUG_TESTS='$(DEBUG_SAFETY_TESTS)'
 	DT_VM_FAIL_ALLOC=10 $(MAKE) $(AM_MAKEFLAGS) check-debug \
 		DEBUG_TESTS='$(DEBUG_FAULT_TESTS)'
