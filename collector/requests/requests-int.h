@@ -164,6 +164,9 @@ static inline struct seg *recv_at(struct finish *F, int i)
 	return &g_array_index(F->b->recvs, struct seg, i);
 }
 
+bool rq_answered(struct finish *F, const struct dt_flow *rev, int host,
+		 int64_t a, int64_t b);
+
 static inline struct node *node_at(struct finish *F, int i)
 {
 	return &g_array_index(F->nodes, struct node, i);

@@ -33,9 +33,9 @@ static void msg_add_seg(struct finish *F, struct msg *g, struct seg *s,
 	}
 }
 
-/* Did host receive anything on flow in (a, b]? (an answer came back) */
-static bool answered(struct finish *F, const struct dt_flow *rev,
-		     int host, int64_t a, int64_t b)
+/* Did host receive anything on flow rev in (a, b]? (an answer came back) */
+bool rq_answered(struct finish *F, const struct dt_flow *rev, int host,
+		 int64_t a, int64_t b)
 {
 	struct flowsegs *fs = g_hash_table_lookup(F->flows, rev);
 	guint i;
@@ -66,7 +66,7 @@ static void flow_messages(struct finish *F, struct flowsegs *fs,
 		}
 		rev = dt_flow_reverse(&s->flow);
 		if (!g || g->from != s->span ||
-		    answered(F, &rev, s->host, g->last_send, s->ts)) {
+		    rq_answered(F, &rev, s->host, g->last_send, s->ts)) {
 			struct msg n = { .from = s->span, .to = -1,
 					 .first_send = g_array_index(fs->sends,
 								     int, i),

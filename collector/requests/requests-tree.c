@@ -125,10 +125,36 @@ static void attach_helpers(GArray *cl, GArray *helpers)
 }
 
 /*
+ * Where raw span i next sent a request on the flow of its send s, once an
+ * answer had come back there: the request s made was over by then, on
+ * i's own clock (a client that waits for each answer, on a kept-alive
+ * connection). INT64_MAX if it sent none.
+ */
+static int64_t next_request(struct finish *F, int i, GArray *msgs,
+			    const struct seg *s)
+{
+	struct dt_flow rev = dt_flow_reverse(&s->flow);
+	int64_t next = INT64_MAX;
+	guint k;
+
+	for (k = 0; k < msgs->len; k++) {
+		struct msg *g = &g_array_index(msgs, struct msg, k);
+
+		if (g->from == i && dt_flow_equal(&g->flow, &s->flow) &&
+		    g->send > s->ts && g->send < next &&
+		    rq_answered(F, &rev, s->host, s->ts, g->send))
+			next = g->send;
+	}
+	return next;
+}
+
+/*
  * A manual flag's requests: what it sent (to each child span, until the
- * child's subtree and answers end; elsewhere, until received), clustered
- * where these overlap. Each cluster is one request; helper threads join
- * one (attach_helpers).
+ * child's subtree and answers end, or the next request sent on the same
+ * connection after an answer there, whichever comes first: the child's
+ * end on another host's clock may be off by the clock sync's margin;
+ * elsewhere, until received), clustered where these overlap. Each
+ * cluster is one request; helper threads join one (attach_helpers).
  */
 static GArray *manual_clusters(struct finish *F, int i, GArray *msgs)
 {
@@ -142,9 +168,14 @@ static GArray *manual_clusters(struct finish *F, int i, GArray *msgs)
 		struct raw *r = raw_at(F->b, c);
 		struct range x = { r->start, r->branch_end };
 
-		if (r->link_send >= 0)
-			x.a = send_at(F, r->link_send)->sys_entry;
-		else if (F->first_child[c] < 0 && !sent_any(msgs, c)) {
+		if (r->link_send >= 0) {
+			struct seg *s = send_at(F, r->link_send);
+			int64_t next = next_request(F, i, msgs, s);
+
+			x.a = s->sys_entry;
+			if (next != INT64_MAX && x.b >= next)
+				x.b = next - 1;
+		} else if (F->first_child[c] < 0 && !sent_any(msgs, c)) {
 			g_array_append_val(helpers, x);
 			continue;
 		}

@@ -408,6 +408,39 @@ static void successive(void)
 	dt_rq_model_free(m);
 }
 
+/*
+ * Keep-alive across clocks a little apart: the server's first span ends
+ * (on its clock, after the sync) 50 ns after the client, which had its
+ * answer, sent its next request on the same connection. Still two
+ * requests: the client's own clock says the first was over.
+ */
+static void keepalive_skewed(void)
+{
+	struct dt_flow f = flow(0, 1, 40000, 80);
+	struct dt_rq_model *m;
+
+	begin(2);
+	flag(0, 100, 100, 0, (struct dt_flow){ 0 }, 100);
+	send(0, 1000, 100, f, 1, 50);
+	recv(1, 1100, f, 1, 50);
+	flag(1, 1300, 200, 1, f, 200);
+	send(1, 1500, 200, rev(f), 1, 10);
+	recv(0, 1700, rev(f), 1, 10);
+	send(0, 3000, 100, f, 51, 50);
+	unflag(1, 3050, 200, 2);
+	recv(1, 3100, f, 51, 50);
+	flag(1, 3300, 201, 1, f, 201);
+	send(1, 3500, 201, rev(f), 11, 10);
+	unflag(1, 3600, 201, 2);
+	recv(0, 3700, rev(f), 11, 10);
+	m = end();
+	ok(m->n_requests == 2 && span_of(m, 0, host[1], 200) >= 0 &&
+	   span_of(m, 1, host[1], 201) >= 0,
+	   "keep-alive, the server's first span ending after the client's next send: still 2 requests (%d)",
+	   m->n_requests);
+	dt_rq_model_free(m);
+}
+
 /* Keep-alive: two requests on one connection, one server thread. */
 static void keepalive(void)
 {
@@ -802,6 +835,7 @@ int main(void)
 	no_answer();
 	successive();
 	keepalive();
+	keepalive_skewed();
 	retransmission();
 	inherited_and_orphan();
 	helper_thread();
