@@ -121,11 +121,14 @@ static int dt_h2_copy(void *dst, u32 off, u32 n, void *priv)
 	return copy_from_user_nofault(dst, buf + off, n) ? -EFAULT : 0;
 }
 
-/* Under the slot's lock: c is no connection followed any more. */
+/*
+ * Under the slot's lock: c is no connection followed any more (lost if
+ * its client preface had been read whole: HTTP/2 no longer counted).
+ */
 static void dt_h2_forget_locked(struct dt_h2_conn *c)
 {
 	lockdep_assert_held(dt_h2_lock(c));
-	if (c->sk)
+	if (c->sk && c->st.preface == DT_H2_PREFACE_LEN)
 		dt_stat_inc(DT_STAT_H2_LOST);
 	WRITE_ONCE(c->sk, NULL);
 }
