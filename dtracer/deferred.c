@@ -40,13 +40,12 @@
  * TLS close_notify read by a lingering close). HTTP/2's connection
  * frames (SETTINGS, PING, WINDOW_UPDATE: interim.h) are no step at all:
  * the request they come with is read, its call may follow. Per
- * connection in a TLS
- * handshake (4 per thread, the oldest taken over): a ServerHello
- * written, a TLS 1.3 flight (its next record, or application data
- * written right after it), then the tickets: application data written
- * right after the read that follows the flight (the client's Finished),
- * and records of that size right after them (a guess: they are
- * encrypted). A forward right after the tickets is the request read
+ * connection in a TLS handshake (4 per thread, the oldest taken over):
+ * a ServerHello written, a TLS 1.3 flight (its next record, or
+ * application data written right after it), then the tickets:
+ * application data written right after the read that follows the
+ * flight (the client's Finished), and records of that size right after
+ * them (a guess: they are encrypted). A forward right after the tickets is the request read
  * with the Finished, out of order (its read stays skipped for the
  * forwards in order).
  * A traced request read at position p is kept in dt_pending (its

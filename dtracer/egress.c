@@ -247,10 +247,10 @@ static bool dt_first_write(const struct sock *sk, bool untraced)
 /*
  * What a server's write is (interim.h), from its first bytes (6 of a
  * write longer than 64: the TLS record's header; across a writev's
- * segments), copied without
- * faulting (a kprobe's handler may not sleep: a page not there
- * makes it an answer); *tls13: a ServerHello whose flight's next record,
- * in the same write, says TLS 1.3; *next: a TLS record's end (its size).
+ * segments), copied without faulting (a kprobe's handler may not
+ * sleep: a page not there makes it an answer); *tls13: a ServerHello
+ * whose flight's next record, in the same write, says TLS 1.3; *next: a
+ * TLS record's end (its size).
  */
 static enum dt_answer dt_write_answer(const struct msghdr *msg, bool *tls13,
 				      u32 *next)
