@@ -45,9 +45,9 @@
  * application data written right after it), then the tickets:
  * application data written right after the read that follows the
  * flight (the client's Finished), and records of that size right after
- * them (a guess: they are encrypted). A forward right after the tickets is the request read
- * with the Finished, out of order (its read stays skipped for the
- * forwards in order).
+ * them (a guess: they are encrypted). A forward right after the
+ * tickets is the request read with the Finished, out of order (its read
+ * stays skipped for the forwards in order).
  * A traced request read at position p is kept in dt_pending (its
  * context, the reader, p) until the reader's forward at p takes it, its
  * response is written, its socket goes, or after DT_PENDING_AGE; the
