@@ -310,7 +310,6 @@ void dt_sockets_disarm(void);
 int dt_egress_arm(void);
 void dt_egress_disarm(void);
 unsigned long dt_egress_missed(void);
-void dt_connect_forget(const struct sock *sk);
 
 /* unix.c: a request's context carried over AF_UNIX stream sockets. */
 void dt_unix_arm(void);

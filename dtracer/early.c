@@ -31,7 +31,6 @@
 #include <linux/netfilter.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
-#include <net/inet_sock.h>
 #include <net/ipv6.h>
 #include <net/request_sock.h>
 #include <net/tcp.h>
@@ -39,13 +38,10 @@
 #define DT_EARLY_MAX 64
 #define DT_EARLY_AGE HZ
 
-/* A connection's addresses, as a request socket and its child have them. */
+/* A connection's addresses (tuple.h), in its network namespace. */
 struct dt_early_key {
 	const struct net *net;
-	u16 family;
-	u16 lport;		/* host order (skc_num) */
-	__be16 rport;
-	struct in6_addr laddr, raddr;	/* IPv4: s6_addr32[0] only */
+	struct dt_tuple t;
 };
 
 static struct dt_early {
@@ -57,48 +53,29 @@ static struct dt_early {
 static DEFINE_SPINLOCK(dt_early_lock);
 static atomic_t dt_nearly = ATOMIC_INIT(0);
 
-/* A connection's key (an IPv6 socket talking IPv4: IPv4's). */
-static void dt_early_key_sock(struct dt_early_key *k, const struct sock *sk)
-{
-	memset(k, 0, sizeof(*k));
-	k->net = sock_net(sk);
-	k->family = AF_INET;
-	k->lport = sk->sk_num;
-	k->rport = sk->sk_dport;
-#if IS_ENABLED(CONFIG_IPV6)
-	if (sk->sk_family == AF_INET6 &&
-	    !(ipv6_addr_v4mapped(&sk->sk_v6_rcv_saddr) &&
-	      ipv6_addr_v4mapped(&sk->sk_v6_daddr))) {
-		k->family = AF_INET6;
-		k->laddr = sk->sk_v6_rcv_saddr;
-		k->raddr = sk->sk_v6_daddr;
-		return;
-	}
-#endif
-	k->laddr.s6_addr32[0] = sk->sk_rcv_saddr;
-	k->raddr.s6_addr32[0] = sk->sk_daddr;
-}
-
-/* An arriving segment's key (th its TCP header), as its socket's. */
+/*
+ * An arriving segment's key (th its TCP header), as dt_tuple_from_sock()
+ * gives its connection's.
+ */
 static void dt_early_key_skb(struct dt_early_key *k, const struct sk_buff *skb,
 			     const struct nf_hook_state *state,
 			     const struct tcphdr *th)
 {
 	memset(k, 0, sizeof(*k));
 	k->net = state->net;
-	k->family = AF_INET;
-	k->lport = ntohs(th->dest);
-	k->rport = th->source;
+	k->t.family = AF_INET;
+	k->t.lport = th->dest;
+	k->t.rport = th->source;
 #if IS_ENABLED(CONFIG_IPV6)
 	if (state->pf == NFPROTO_IPV6) {
-		k->family = AF_INET6;
-		k->laddr = ipv6_hdr(skb)->daddr;
-		k->raddr = ipv6_hdr(skb)->saddr;
+		k->t.family = AF_INET6;
+		k->t.laddr = ipv6_hdr(skb)->daddr;
+		k->t.raddr = ipv6_hdr(skb)->saddr;
 		return;
 	}
 #endif
-	k->laddr.s6_addr32[0] = ip_hdr(skb)->daddr;
-	k->raddr.s6_addr32[0] = ip_hdr(skb)->saddr;
+	k->t.laddr.s6_addr32[0] = ip_hdr(skb)->daddr;
+	k->t.raddr.s6_addr32[0] = ip_hdr(skb)->saddr;
 }
 
 /* Under dt_early_lock: e goes (taken, or too old). */
@@ -186,7 +163,9 @@ bool dt_early_take(const struct sock *sk, struct dt_early_mark *m)
 
 	if (!atomic_read(&dt_nearly))
 		return false;
-	dt_early_key_sock(&k, sk);
+	memset(&k, 0, sizeof(k));
+	k.net = sock_net(sk);
+	dt_tuple_from_sock(&k.t, sk);
 	spin_lock_irqsave(&dt_early_lock, irq);
 	for (e = dt_early; e < dt_early + DT_EARLY_MAX; e++) {
 		if (e->used && !memcmp(&e->key, &k, sizeof(k))) {

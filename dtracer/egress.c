@@ -221,8 +221,8 @@ static bool dt_connect_noted(const struct sock *sk, bool untraced)
 	return i >= 0 && (!untraced || READ_ONCE(dt_connects[i].untraced));
 }
 
-/* sk's note, if any, goes: sk wrote its first bytes, or is destroyed. */
-void dt_connect_forget(const struct sock *sk)
+/* sk's note, if any, goes: sk wrote its first bytes, or is closed. */
+static void dt_connect_forget(const struct sock *sk)
 {
 	int i = dt_connect_find(sk);
 
@@ -711,7 +711,7 @@ static bool dt_connect_nonblocking(const struct sock *sk)
  * write takes the writer's context. Clients need nothing: they mark
  * everything. To TCP_FIN_WAIT1, TCP_LAST_ACK or TCP_CLOSE in a task: the
  * task closes sk, and an event loop's request read there makes no call
- * (deferred.c).
+ * (deferred.c). To TCP_CLOSE: sk's connect note, if any, goes.
  */
 static void dt_on_state(void *data, const struct sock *sk, int old, int new)
 {
@@ -724,6 +724,9 @@ static void dt_on_state(void *data, const struct sock *sk, int old, int new)
 
 	if (sk->sk_protocol != IPPROTO_TCP)
 		return;
+	/* Closed (a connect that failed too): its connect's note goes. */
+	if (new == TCP_CLOSE)
+		dt_connect_forget(sk);
 	/* A server closing a connection: no call of a request read there. */
 	if ((new == TCP_FIN_WAIT1 || new == TCP_LAST_ACK || new == TCP_CLOSE) &&
 	    in_task() && !(current->flags & PF_KTHREAD)) {

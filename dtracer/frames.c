@@ -47,9 +47,9 @@ static int dt_h2_match_preface(struct dt_h2 *st, u32 *off, u32 len,
 static int dt_h2_header(struct dt_h2 *st)
 {
 	const u8 *h = st->hdr;
-	u32 stream = (u32)h[5] << 24 | (u32)h[6] << 16 | (u32)h[7] << 8 | h[8];
+	u32 stream = dt_h2_frame_stream(h);
 
-	st->skip = (u32)h[0] << 16 | (u32)h[1] << 8 | h[2];
+	st->skip = dt_h2_frame_size(h);
 	st->have = 0;
 	st->ends = (h[3] == DT_H2_HEADERS || h[3] == DT_H2_CONTINUATION) &&
 		   (h[4] & DT_H2_END_HEADERS);

@@ -22,6 +22,18 @@
 /* Frame headers walked in one read at most: past them, out of step. */
 #define DT_H2_FRAMES 64
 
+/* A frame header h's fields (RFC 9113, section 4.1). */
+static inline u32 dt_h2_frame_size(const u8 *h)
+{
+	return (u32)h[0] << 16 | (u32)h[1] << 8 | h[2];
+}
+
+/* ... its stream id, the reserved bit included. */
+static inline u32 dt_h2_frame_stream(const u8 *h)
+{
+	return (u32)h[5] << 24 | (u32)h[6] << 16 | (u32)h[7] << 8 | h[8];
+}
+
 /* Where a connection's reads stand in its client's bytes. */
 struct dt_h2 {
 	u32 skip;		/* payload bytes before the next header */

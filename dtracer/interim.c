@@ -3,6 +3,7 @@
  * Interim answers (see interim.h).
  */
 #include "interim.h"
+#include "frames.h"
 
 #define DT_TLS_CCS 0x14
 #define DT_TLS_HANDSHAKE 0x16
@@ -56,8 +57,7 @@ static bool dt_http_interim(const u8 *b, unsigned int n, unsigned long len)
 	return !(b[10] == '0' && b[11] == '1');
 }
 
-/* HTTP/2 (RFC 9113, section 6): a frame header's size and types. */
-#define DT_H2_HEADER 9
+/* HTTP/2 (RFC 9113, section 6): frame types (frames.h: the header). */
 #define DT_H2_PRIORITY 0x2
 #define DT_H2_SETTINGS 0x4
 #define DT_H2_PING 0x6
@@ -71,8 +71,7 @@ static bool dt_http_interim(const u8 *b, unsigned int n, unsigned long len)
  */
 static bool dt_h2_control(const u8 *h, u32 size)
 {
-	u32 stream = (u32)(h[5] & 0x7f) << 24 | (u32)h[6] << 16 |
-		     (u32)h[7] << 8 | h[8];
+	u32 stream = dt_h2_frame_stream(h) & 0x7fffffff;
 	u8 ack = h[4] & 0x1;
 
 	switch (h[3]) {
@@ -97,12 +96,13 @@ static bool dt_h2_controls(const u8 *b, unsigned int n, unsigned long len)
 	if (len != n || !n)
 		return false;
 	while (at < n) {
-		if (n - at < DT_H2_HEADER)
+		if (n - at < DT_H2_FRAME_HEADER)
 			return false;
-		size = (u32)b[at] << 16 | (u32)b[at + 1] << 8 | b[at + 2];
-		if (size > n - at - DT_H2_HEADER || !dt_h2_control(b + at, size))
+		size = dt_h2_frame_size(b + at);
+		if (size > n - at - DT_H2_FRAME_HEADER ||
+		    !dt_h2_control(b + at, size))
 			return false;
-		at += DT_H2_HEADER + size;
+		at += DT_H2_FRAME_HEADER + size;
 	}
 	return true;
 }

@@ -348,7 +348,6 @@ static void dt_on_destroy(void *data, struct sock *sk)
 	if (dt_sock_forget(sk))
 		dt_flags_socket_gone(sk);
 	dt_h2_destroyed(sk);
-	dt_connect_forget(sk);
 }
 
 int dt_sockets_arm(void)

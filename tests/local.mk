@@ -97,7 +97,8 @@ tests_unit_test_ranges_SOURCES = %reldir%/unit/test-ranges.c %reldir%/unit/tap.h
 	%reldir%/unit/kernel-types.h dtracer/ranges.c dtracer/ranges.h
 tests_unit_test_ranges_CPPFLAGS = -I$(srcdir)/dtracer -I$(srcdir)/tests/unit
 tests_unit_test_interim_SOURCES = %reldir%/unit/test-interim.c %reldir%/unit/tap.h \
-	%reldir%/unit/kernel-types.h dtracer/interim.c dtracer/interim.h
+	%reldir%/unit/kernel-types.h dtracer/interim.c dtracer/interim.h \
+	dtracer/frames.h
 tests_unit_test_interim_CPPFLAGS = -I$(srcdir)/dtracer -I$(srcdir)/tests/unit
 tests_unit_test_frames_SOURCES = %reldir%/unit/test-frames.c %reldir%/unit/tap.h \
 	%reldir%/unit/kernel-types.h dtracer/frames.c dtracer/frames.h
