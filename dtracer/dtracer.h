@@ -354,6 +354,8 @@ void dt_h2_arm(void);
 void dt_h2_disarm(void);
 int dt_h2_read(const struct sock *sk, u32 now);
 void dt_h2_destroyed(const struct sock *sk);
+struct sk_buff;
+void dt_h2_spot(const struct sk_buff *skb, int off, int len);
 
 /* early.c: marked bytes that complete a handshake, kept for its socket. */
 struct nf_hook_state;

@@ -23,6 +23,14 @@
  * connection unknown (h2_lost): its reads count one request each again,
  * as any read. TLS hides the frames (unknown from the start).
  *
+ * The kprobe costs every read of an accepted connection (about 3% of
+ * nginx serving a small file), so it is registered only once HTTP/2 in
+ * clear shows up: a segment whose payload starts with the client
+ * preface, seen at LOCAL_IN (ingress.c, dt_h2_spot()), has a work item
+ * register it; it stays until probe goes to 0. A connection whose first
+ * read came before counts one request a read, as any read. A host that
+ * serves no HTTP/2 in clear has no kprobe on tcp_recvmsg.
+ *
  * Bounds: DT_H2_CONNS connections (by hash of the socket: a connection
  * taking another one's slot makes the other's unknown, counted), a slot
  * per thread for the note.
@@ -43,6 +51,7 @@
 #include <linux/spinlock.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
+#include <linux/workqueue.h>
 #include <net/tcp.h>
 
 #define DT_H2_CONNS_BITS 10
@@ -218,19 +227,71 @@ void dt_h2_destroyed(const struct sock *sk)
 	spin_unlock_irqrestore(dt_h2_lock(c), irq);
 }
 
+/*
+ * Whether the read kprobe is there: off (probe 0), waiting for HTTP/2
+ * in clear, being registered (the work item queued), on, or failed (a
+ * kernel whose tcp_recvmsg cannot be hooked: said once in the log).
+ */
+enum { DT_H2_OFF, DT_H2_WAITING, DT_H2_ARMING, DT_H2_ON, DT_H2_FAILED };
+
+static atomic_t dt_h2_state = ATOMIC_INIT(DT_H2_OFF);
 static struct kprobe dt_kp_recv;
+/* Written by the work item, read by dt_h2_disarm() after cancelling it. */
 static bool dt_h2_hooked;
 
+static void dt_h2_hook(struct work_struct *work)
+{
+	int ret;
+
+	memset(&dt_kp_recv, 0, sizeof(dt_kp_recv));
+	dt_kp_recv.symbol_name = "tcp_recvmsg";
+	dt_kp_recv.pre_handler = dt_h2_recv_entry;
+	ret = register_kprobe(&dt_kp_recv);
+	if (ret) {
+		pr_warn("HTTP/2 streams not counted: cannot hook tcp_recvmsg: %d\n",
+			ret);
+		atomic_cmpxchg(&dt_h2_state, DT_H2_ARMING, DT_H2_FAILED);
+		return;
+	}
+	dt_h2_hooked = true;
+	atomic_cmpxchg(&dt_h2_state, DT_H2_ARMING, DT_H2_ON);
+	pr_info("HTTP/2 in clear seen: counting its streams\n");
+}
+
+static DECLARE_WORK(dt_h2_work, dt_h2_hook);
+
 /*
- * Counts HTTP/2 streams until dt_h2_disarm(). Process context. Never
- * fails: a kernel whose tcp_recvmsg cannot be hooked is said in the
- * log, and every read counts one request, as before.
+ * LOCAL_IN (softirq): a TCP segment's payload of len bytes starts at off
+ * in skb. If it starts with the HTTP/2 client preface and the read
+ * kprobe is not there yet, it gets registered.
+ */
+void dt_h2_spot(const struct sk_buff *skb, int off, int len)
+{
+	static const char head[] = "PRI * HTTP/2.0\r\n";
+	u8 buf[sizeof(head) - 1];
+	const u8 *b;
+
+	if (atomic_read(&dt_h2_state) != DT_H2_WAITING ||
+	    len < (int)sizeof(buf))
+		return;
+	b = skb_header_pointer(skb, off, sizeof(buf), buf);
+	if (!b || memcmp(b, head, sizeof(buf)))
+		return;
+	if (atomic_cmpxchg(&dt_h2_state, DT_H2_WAITING, DT_H2_ARMING) ==
+	    DT_H2_WAITING)
+		schedule_work(&dt_h2_work);
+}
+
+/*
+ * Counts HTTP/2 streams until dt_h2_disarm(), once HTTP/2 in clear is
+ * seen (dt_h2_spot()). Process context, before the LOCAL_IN hook is
+ * registered.
  */
 void dt_h2_arm(void)
 {
 	struct dt_h2_conn *c;
 	unsigned long irq;
-	int i, ret;
+	int i;
 
 	/* A slot left from an earlier arming (destroy may run meanwhile). */
 	for (c = dt_h2_conns; c < dt_h2_conns + ARRAY_SIZE(dt_h2_conns); c++) {
@@ -240,19 +301,17 @@ void dt_h2_arm(void)
 	}
 	for (i = 0; i < ARRAY_SIZE(dt_h2_readers); i++)
 		WRITE_ONCE(dt_h2_readers[i].sk, NULL);
-	memset(&dt_kp_recv, 0, sizeof(dt_kp_recv));
-	dt_kp_recv.symbol_name = "tcp_recvmsg";
-	dt_kp_recv.pre_handler = dt_h2_recv_entry;
-	ret = register_kprobe(&dt_kp_recv);
-	dt_h2_hooked = !ret;
-	if (ret)
-		pr_warn("HTTP/2 streams not counted: cannot hook tcp_recvmsg: %d\n",
-			ret);
+	atomic_set(&dt_h2_state, DT_H2_WAITING);
 }
 
-/* No read noted any more (the reads' tracepoint is off already). */
+/*
+ * No read noted any more. Process context, after the LOCAL_IN hook is
+ * gone (nothing queues the work item again) and the reads' tracepoint.
+ */
 void dt_h2_disarm(void)
 {
+	atomic_set(&dt_h2_state, DT_H2_OFF);
+	cancel_work_sync(&dt_h2_work);
 	if (dt_h2_hooked)
 		unregister_kprobe(&dt_kp_recv);
 	dt_h2_hooked = false;

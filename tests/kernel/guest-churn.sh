@@ -4,7 +4,8 @@
 #   iperf3 -c dt-a                 ---->  iperf3 -s
 #   load/probe/add_pid/unload x6
 #   load, probe, add_pid (stays)   -7401> load/probe/unload x6 (marked
-#                                         stream arriving all along)
+#                                         stream arriving all along,
+#                                         HTTP/2 prefaces on lo too)
 #   stream still up? stop it     <-7405-  "rounds done"
 #   "iperf done"                   -7402> modprobe, probe 1, echo server
 #   100 flagged dt-tcp requests    -7400> (flagged while serving each)
@@ -25,7 +26,8 @@ cycle() {
 		modprobe dtracer && echo 1 > $sys/probe || _bad=$((_bad + 1))
 		[ -z "$2" ] || echo "$2" > $sys/add_pid || _bad=$((_bad + 1))
 		sleep 1
-		echo "$(stat_of marks_sent) $(stat_of marks_received) $(stat_of propagations)" >> /tmp/rounds
+		echo "$(stat_of marks_sent) $(stat_of marks_received) $(stat_of propagations)" \
+			"$(grep -c ' tcp_recvmsg+' /sys/kernel/debug/kprobes/list)" >> /tmp/rounds
 		[ $((_i % 2)) -eq 1 ] && { echo 0 > $sys/probe || _bad=$((_bad + 1)); }
 		rmmod dtracer || _bad=$((_bad + 1))
 	done
@@ -37,10 +39,25 @@ dt-a)
 	iperf3 -s -p 5201 > /tmp/iperf-s.log 2>&1 &
 	iperf=$!
 	check "dt-b's marked iperf3 stream is flowing" timeout $(slow 300) $tcp serve -4 7401 1
+	# HTTP/2 client prefaces all along (curl to an echo server): each
+	# round's first one has a work item hook tcp_recvmsg (dtracer/h2.c),
+	# racing the round's unload.
+	$tcp serve -4 7406 0 > /dev/null 2>&1 &
+	h2srv=$!
+	sh -c 'while :; do
+		curl -s -m 1 -o /dev/null --http2-prior-knowledge http://127.0.0.1:7406/
+		sleep 0.1
+	done' > /dev/null 2>&1 &
+	h2cli=$!
 	check "6 load/arm/unload rounds under the stream" cycle 6
+	kill $h2cli $h2srv
 	n=$(awk '$2 > 0 && $3 > 0' /tmp/rounds | wc -l)
 	[ "$n" -eq 6 ] && ok "marked segments arrived and flagged the iperf3 server in each round" ||
 		not_ok "marked segments arrived and flagged the iperf3 server in $n rounds of 6: $(cat /tmp/rounds)"
+	n=$(awk '$4 == 1' /tmp/rounds | wc -l)
+	check "HTTP/2 prefaces hooked tcp_recvmsg in $n rounds of 6 (at least 3)" test "$n" -ge 3
+	check "no kprobe left on tcp_recvmsg after the last unload" \
+		sh -c "! grep -q ' tcp_recvmsg+' /sys/kernel/debug/kprobes/list"
 	check "told dt-b our rounds are done" $tcp request -w 120 dt-b 7405 done
 	check "dt-b's stream is over" timeout $(slow 300) $tcp serve -4 7402 1
 	kill $iperf
