@@ -29,6 +29,9 @@ check_PROGRAMS = $(unit_tests) %reldir%/tools/dt-tcp %reldir%/tools/dt-pcap \
 	%reldir%/tools/dt-export-check %reldir%/tools/dt-crowd %reldir%/tools/dt-inject \
 	%reldir%/tools/dt-httpd %reldir%/tools/dt-sample \
 	%reldir%/tools/dt-watch-replay
+if HAVE_LIBURING
+check_PROGRAMS += %reldir%/tools/dt-uring
+endif
 # The collector's code comes from its library (COLLECTOR_LIB, built once).
 tests_unit_test_hull_SOURCES = %reldir%/unit/test-hull.c %reldir%/unit/tap.h
 tests_unit_test_hull_CPPFLAGS = $(COLLECTOR_CPPFLAGS) -I$(srcdir)/tests/unit
@@ -111,6 +114,10 @@ tests_tools_dt_sample_CPPFLAGS = -D_DEFAULT_SOURCE
 tests_tools_dt_httpd_SOURCES = %reldir%/tools/dt-httpd.c
 tests_tools_dt_httpd_CPPFLAGS = -D_GNU_SOURCE
 tests_tools_dt_httpd_LDADD = -lpthread
+tests_tools_dt_uring_SOURCES = %reldir%/tools/dt-uring.c
+tests_tools_dt_uring_CPPFLAGS = -D_GNU_SOURCE
+tests_tools_dt_uring_CFLAGS = $(AM_CFLAGS) $(LIBURING_CFLAGS)
+tests_tools_dt_uring_LDADD = $(LIBURING_LIBS)
 tests_tools_dt_crowd_SOURCES = %reldir%/tools/dt-crowd.c
 tests_tools_dt_crowd_CPPFLAGS = -D_DEFAULT_SOURCE
 tests_tools_dt_crowd_LDADD = -lpthread
