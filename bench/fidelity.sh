@@ -53,12 +53,14 @@ done
 # Each log line: PATH traced|untraced TID. Scenario: the path's
 # /f-NAME/ or /b-NAME/; the hops that log, per scenario: dt-c's
 # dt-httpd (every scenario but redis), dt-b's event loop, Go, asyncio
-# and Java tiers. The asyncio tier's two upstream calls (PATH/1, PATH/2)
-# are one request of the chain (PATH).
+# and Java tiers, the io_uring tier's three modes. The asyncio tier's
+# two upstream calls (PATH/1, PATH/2) are one request of the chain
+# (PATH).
 for r in "$out"/run-*/; do
 	for f in "$r"dt-c/httpd.log:backend "$r"dt-b/evloop.log:middle \
 		"$r"dt-b/gomid.log:middle "$r"dt-b/aiomid.log:middle \
-		"$r"dt-b/javamid.log:middle; do
+		"$r"dt-b/javamid.log:middle "$r"dt-b/uring.log:middle \
+		"$r"dt-b/sqpoll.log:middle "$r"dt-b/iowq.log:middle; do
 		[ -f "${f%:*}" ] || continue
 		awk -v run="$r" -v hop="${f##*:}" '
 			match($1, /^\/[fb]-[a-z]+\//) {

@@ -16,6 +16,7 @@
 #                               8084: nginx, HTTP/2, to 8000
 #                               8091: Go net/http   ---->
 #                               8092: Python asyncio -->
+#                               8094-8096: io_uring ---->
 #                                                         that asks redis
 #
 # Two phases, one per nginx port. In each, three unflagged curl loops
@@ -76,6 +77,10 @@
 # frames (SETTINGS, WINDOW_UPDATE, their ACKs) answer no stream, so
 # nginx starts one context per flagged request (exact); at the backend,
 # the target (nginx's calls by deferred.c's order, a guess).
+# And, with DT_FIDELITY_BENCH=1 only, io_uring (dt-uring on dt-b: one
+# thread, one ring, 8 kept-alive upstream connections, under ab -k -c
+# 32): plain, with SQPOLL's kernel thread doing the I/O, and with
+# IOSQE_ASYNC (io-wq's workers): measured, at the tier and the backend.
 #
 # Hand-shakes (dt-tcp) on 7600 + 20 * PHASE: +1 dt-b and dt-c ready,
 # +2 the flagged client is done (dt-a serves it to both), +3 both
@@ -568,6 +573,33 @@ guess() {
 		test "$3" -gt 0 -a $((100 * $4)) -le $(($8 * $3))
 }
 
+# measured NAME COUNT [LOG WHERE]: as truth, no target: the phase's
+# figures (all COUNT flagged requests served; how many traced, of the
+# flagged and of the others) for docs/benchmarks.md.
+measured() {
+	set -- $(tally "$1" "${3:-/tmp/httpd.log}") \
+		"$1" "$2" "${4:-the backend}"
+	check "[$5] all flagged requests served at $7 ($1 of $6)" test "$1" = "$6"
+	diag "[$5] measured at $7: $2 of $1 flagged requests traced, $4 of $3 others"
+}
+
+# uring PHASE NAME PORT [-q|-a]: dt-b's io_uring tier (dt-uring, 8 upstream
+# connections to dt-c's dt-httpd) for one phase.
+uring() {
+	check "dt-uring was built (configure found liburing-dev)" \
+		test -x "$DT_BUILDDIR/tests/tools/dt-uring"
+	$DT_BUILDDIR/tests/tools/dt-uring $4 $3 dt-c:8000 8 /tmp/$2.log \
+		2> /tmp/$2.err &
+	_upid=$!
+	check "dt-uring $4 listens on $3" wait_for 60 sh -c "ss -Hltn | grep -q ':$3 '"
+	_p0=$(stat_of propagations)
+	server "$1" "$2" $pids $rpid $_upid
+	measured "$2" $N /tmp/$2.log "the io_uring tier"
+	diag "[$2] contexts started on dt-b: $(($(stat_of propagations) - _p0)) for $N flagged requests"
+	cp /tmp/$2.log /tmp/$2.err "$DT_RESULTS/"
+	kill $_upid
+}
+
 # DT_FIDELITY_BENCH=1 (bench/fidelity.sh): the asyncio and Java phases
 # too.
 go=${DT_FIDELITY_BENCH:-0}
@@ -642,6 +674,16 @@ dt-a)
 	fcmd= fargs= fnum= lg=
 	phase 11 && client 11 unix dt-b 8083 "http://dt-b:8083/f-unix/[1-$N]" \
 		http://dt-b:8083/b-unix/1
+	# io_uring (dt-uring): every socket operation submitted on one
+	# ring by one thread, plain, then with a kernel thread polling the
+	# submissions (SQPOLL), then each done by io-wq's workers
+	# (IOSQE_ASYNC).
+	[ "$go" = 1 ] && phase 14 && client 14 uring dt-b 8094 "http://dt-b:8094/f-uring/[1-$N]" \
+		http://dt-b:8094/b-uring/1
+	[ "$go" = 1 ] && phase 15 && client 15 sqpoll dt-b 8095 "http://dt-b:8095/f-sqpoll/[1-$N]" \
+		http://dt-b:8095/b-sqpoll/1
+	[ "$go" = 1 ] && phase 16 && client 16 iowq dt-b 8096 "http://dt-b:8096/f-iowq/[1-$N]" \
+		http://dt-b:8096/b-iowq/1
 	[ "$go" = 1 ] && phase 9 && client 9 aio dt-b 8092 "http://dt-b:8092/f-aio/[1-$N]" \
 		http://dt-b:8092/b-aio/1
 	[ "$go" = 1 ] && phase 10 && client 10 java dt-b 8093 "http://dt-b:8093/f-java/[1-$N]" \
@@ -758,6 +800,15 @@ dt-b)
 		cp /tmp/unixd.log /tmp/unixd.err /tmp/nginx/error.log "$DT_RESULTS/"
 		kill $upid
 	fi
+	if [ "$go" = 1 ] && phase 14; then
+		uring 14 uring 8094
+	fi
+	if [ "$go" = 1 ] && phase 15; then
+		uring 15 sqpoll 8095 -q
+	fi
+	if [ "$go" = 1 ] && phase 16; then
+		uring 16 iowq 8096 -a
+	fi
 	if [ "$go" = 1 ] && phase 9; then
 		python3 "$DT_SRCDIR/tests/tools/dt-aiomid.py" 8092 dt-c:8000 \
 			/tmp/aiomid.log 2> /tmp/aiomid.err &
@@ -853,6 +904,22 @@ dt-c)
 		target h2 $N
 	fi
 	phase 11 && server 11 unix $hpid $pool $mixed
+	# io_uring, measured only (docs/limitations.md): the ring's reads
+	# and calls by one thread (the program's; SQPOLL's kernel thread)
+	# go by deferred.c's order, a guess; with IOSQE_ASYNC, io-wq's
+	# workers read and write, any of them any request: not followed.
+	if [ "$go" = 1 ] && phase 14; then
+		server 14 uring $hpid $pool $mixed
+		measured uring $N
+	fi
+	if [ "$go" = 1 ] && phase 15; then
+		server 15 sqpoll $hpid $pool $mixed
+		measured sqpoll $N
+	fi
+	if [ "$go" = 1 ] && phase 16; then
+		server 16 iowq $hpid $pool $mixed
+		measured iowq $N
+	fi
 	if [ "$go" = 1 ] && phase 9; then
 		server 9 aio $hpid $pool $mixed
 		# Two upstream calls per request.
