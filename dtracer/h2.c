@@ -228,11 +228,11 @@ void dt_h2_destroyed(const struct sock *sk)
 }
 
 /*
- * Whether the read kprobe is there: off (probe 0), waiting for HTTP/2
- * in clear, being registered (the work item queued), on, or failed (a
- * kernel whose tcp_recvmsg cannot be hooked: said once in the log).
+ * Off (probe 0), waiting for HTTP/2 in clear, or seen (the work item
+ * queued once: it registers the kprobe, or says in the log that it
+ * cannot).
  */
-enum { DT_H2_OFF, DT_H2_WAITING, DT_H2_ARMING, DT_H2_ON, DT_H2_FAILED };
+enum { DT_H2_OFF, DT_H2_WAITING, DT_H2_SEEN };
 
 static atomic_t dt_h2_state = ATOMIC_INIT(DT_H2_OFF);
 static struct kprobe dt_kp_recv;
@@ -250,11 +250,9 @@ static void dt_h2_hook(struct work_struct *work)
 	if (ret) {
 		pr_warn("HTTP/2 streams not counted: cannot hook tcp_recvmsg: %d\n",
 			ret);
-		atomic_cmpxchg(&dt_h2_state, DT_H2_ARMING, DT_H2_FAILED);
 		return;
 	}
 	dt_h2_hooked = true;
-	atomic_cmpxchg(&dt_h2_state, DT_H2_ARMING, DT_H2_ON);
 	pr_info("HTTP/2 in clear seen: counting its streams\n");
 }
 
@@ -277,7 +275,7 @@ void dt_h2_spot(const struct sk_buff *skb, int off, int len)
 	b = skb_header_pointer(skb, off, sizeof(buf), buf);
 	if (!b || memcmp(b, head, sizeof(buf)))
 		return;
-	if (atomic_cmpxchg(&dt_h2_state, DT_H2_WAITING, DT_H2_ARMING) ==
+	if (atomic_cmpxchg(&dt_h2_state, DT_H2_WAITING, DT_H2_SEEN) ==
 	    DT_H2_WAITING)
 		schedule_work(&dt_h2_work);
 }
