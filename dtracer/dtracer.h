@@ -108,6 +108,7 @@ enum dt_stat {
 	DT_STAT_TICKETS,		/* ... of which TLS 1.3 tickets: a guess */
 	DT_STAT_H2_STREAMS,		/* HTTP/2 streams read (h2.c) */
 	DT_STAT_H2_LOST,		/* HTTP/2 connections no longer counted */
+	DT_STAT_DEFERRED_RESYNCS,	/* event loops' counts put right */
 	DT_STAT_COUNT
 };
 

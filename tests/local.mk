@@ -20,7 +20,7 @@ AM_TESTS_ENVIRONMENT = \
 	export DT_SRCDIR DT_BUILDDIR;
 
 unit_tests = %reldir%/unit/test-parse %reldir%/unit/test-ranges \
-	%reldir%/unit/test-interim %reldir%/unit/test-frames \
+	%reldir%/unit/test-interim %reldir%/unit/test-frames %reldir%/unit/test-order \
 	%reldir%/unit/test-hull %reldir%/unit/test-sync %reldir%/unit/test-retime \
 	%reldir%/unit/test-requests %reldir%/unit/test-export %reldir%/unit/test-view \
 	%reldir%/unit/test-watch %reldir%/unit/test-go-elf
@@ -106,6 +106,10 @@ tests_unit_test_interim_CPPFLAGS = -I$(srcdir)/dtracer -I$(srcdir)/tests/unit
 tests_unit_test_frames_SOURCES = %reldir%/unit/test-frames.c %reldir%/unit/tap.h \
 	%reldir%/unit/kernel-types.h dtracer/frames.c dtracer/frames.h
 tests_unit_test_frames_CPPFLAGS = -I$(srcdir)/dtracer -I$(srcdir)/tests/unit
+tests_unit_test_order_SOURCES = %reldir%/unit/test-order.c %reldir%/unit/tap.h \
+	%reldir%/unit/kernel-types.h dtracer/order.c dtracer/order.h \
+	dtracer/interim.h
+tests_unit_test_order_CPPFLAGS = -I$(srcdir)/dtracer -I$(srcdir)/tests/unit
 tests_tools_dt_tcp_SOURCES = %reldir%/tools/dt-tcp.c
 tests_tools_dt_tcp_CPPFLAGS = -D_DEFAULT_SOURCE
 tests_tools_dt_tcp_LDADD = -lpthread

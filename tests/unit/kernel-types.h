@@ -10,6 +10,9 @@
 #include <stdint.h>
 
 typedef uint8_t u8;
+typedef uint16_t u16;
 typedef uint32_t u32;
+typedef uint64_t u64;
+typedef int32_t s32;
 
 #endif
