@@ -4,7 +4,7 @@
  *
  *   add_pid      w   flag these thread ids (manual)
  *   remove_pid   w   unflag these thread ids
- *   list_pid     r   every flagged thread: "TID PID REASON [DETAIL]"
+ *   list_pid     r   every flagged thread: "TID PID REASON [DETAIL] [answered]"
  *   probe        rw  "1" arms the packet hooks, "0" disarms them
  *   trace        r   "1" while dt_trace_active is non-zero, else "0"
  *   inherit      rw  "1": children of flagged threads are flagged

@@ -201,6 +201,8 @@ static const char *dt_reason_name(enum dt_reason r)
 /* One line of list_pid; returns its length, or 0 if it does not fit. */
 static size_t dt_flag_print(char *buf, size_t size, const struct dt_flag *f)
 {
+	/* Its response written: it makes no marked call any more. */
+	const char *done = f->ctx && READ_ONCE(f->wrote) ? " answered" : "";
 	char tuple[112] = "";
 	int len;
 
@@ -209,13 +211,13 @@ static size_t dt_flag_print(char *buf, size_t size, const struct dt_flag *f)
 		dt_tuple_print(tuple + 1, sizeof(tuple) - 1, &f->ctx->tuple);
 	}
 	if (f->reason == DT_REASON_INHERITED)
-		len = snprintf(buf, size, "%d %d inherited %d%s\n",
+		len = snprintf(buf, size, "%d %d inherited %d%s%s\n",
 			       task_pid_vnr(f->task), task_tgid_vnr(f->task),
-			       f->parent, tuple);
+			       f->parent, tuple, done);
 	else
-		len = snprintf(buf, size, "%d %d %s%s\n",
+		len = snprintf(buf, size, "%d %d %s%s%s\n",
 			       task_pid_vnr(f->task), task_tgid_vnr(f->task),
-			       dt_reason_name(f->reason), tuple);
+			       dt_reason_name(f->reason), tuple, done);
 	return len > 0 && (size_t)len < size ? len : 0;
 }
 

@@ -487,8 +487,8 @@ pool_trace() {
 # sides: requests, then responses) for the flagged requests traced at
 # dt-c's pool, at most for every request traced there (its log: an
 # unflagged one the hand-off's guess gave a traced context is logged
-# traced; its PING is unmarked if the worker had answered that context
-# already), none other.
+# traced; a worker still in the request it answered last, list_pid's
+# "answered", is logged untraced: its PING is unmarked), none other.
 store_truth() {
 	_n=$(grep -c '^/[fb]-mixed/' /tmp/httpd-store.log)
 	_t=$(awk '/^\/[fb]-mixed\// && $2 == "traced"' /tmp/httpd.log | wc -l)

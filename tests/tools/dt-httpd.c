@@ -15,7 +15,8 @@
  * bytes per call. For every request, after reading it
  * and before answering (and before asking the store, see -u), the
  * serving thread looks for its own id in /sys/distributed-tracer/list_pid
- * and appends "PATH traced|untraced TID" to LOG.
+ * (in a request it has not answered yet) and appends "PATH
+ * traced|untraced TID" to LOG.
  *
  * Threads: one per connection by default. With -p, a pool: one thread
  * reads every connection's requests (epoll, one request per connection
@@ -78,7 +79,11 @@ static int parse_num(const char *s, long min, long *out)
 	return 0;
 }
 
-/* Whether this thread's id is in dtracer's list_pid. */
+/*
+ * Whether this thread's id is in dtracer's list_pid, in a request it has
+ * not answered yet (a worker listed "answered" is still in its last
+ * request, which it answered: its next calls are no marked calls).
+ */
 static bool flagged_now(void)
 {
 	long tid = syscall(SYS_gettid);
@@ -89,7 +94,8 @@ static bool flagged_now(void)
 	if (!f)
 		return false;
 	while (!found && fgets(line, sizeof(line), f))
-		found = strtol(line, NULL, 10) == tid;
+		found = strtol(line, NULL, 10) == tid &&
+			!strstr(line, " answered");
 	fclose(f);
 	return found;
 }
