@@ -28,8 +28,9 @@
  * request after the handshake), which has a position too, and the
  * forwards in order skip the first one (a window of 64 reads from fwds,
  * a bit each; a skipped read counts as answered when they pass it). So
- * does a read right before its connection is closed (a TLS close_notify
- * read by a lingering close). HTTP/2's connection frames (SETTINGS,
+ * do the reads not called yet of a connection the loop closes (a TLS
+ * close_notify read by a lingering close, a request whose client went
+ * first; the last 32 reads). HTTP/2's connection frames (SETTINGS,
  * PING, WINDOW_UPDATE: interim.h) are no step at all. Per connection in
  * a TLS handshake (4 per loop, the oldest taken over): a ServerHello
  * written, a TLS 1.3 flight (its next record, or application data
@@ -47,12 +48,15 @@
  * after the answer of one call (no other answer read since the last
  * response) answers the request that call carried. The sockets of the
  * last 32 reads are kept by position, and the position given to the
- * last call on a few sockets (a slot each by hash); such a response
- * on a socket read within 8 positions of its call's says by how many
- * reads the call's position was off (the distance, the nearest read of
- * that socket). Two checks in a row off by the same distance put the
- * count right by it (a single one can be a loop that answers out of
- * order); a check at 0 says the count is right. A call is checked once:
+ * last call on a few sockets (a slot each by hash) with the loop's
+ * last read then; such a response says by how many reads the call's
+ * position was off (the distance): from that read if it was on the
+ * response's socket (a loop that calls as it reads; up to 1,024: that
+ * check alone puts the count right), else from the nearest read of
+ * that socket within 8 positions of the call's (two checks in a row
+ * off by the same distance put the count right: a single one can be a
+ * loop that answers out of order). A check at 0 says the count is
+ * right. A call is checked once:
  * its answer's check takes it.
  */
 #ifdef __KERNEL__
@@ -149,50 +153,49 @@ static struct dt_order_at *dt_at(struct dt_order_at *t, u32 sk)
 	return &t[sk >> (32 - DT_ORDER_AT_BITS)];
 }
 
-/* sk's position in t is pos now. */
-static void dt_at_set(struct dt_order_at *t, u32 sk, u32 pos)
+/* The loop's call on sk was given pos; its last read is noted with it. */
+static void dt_at_set(struct dt_order *o, u32 sk, u32 pos)
 {
-	struct dt_order_at *a = dt_at(t, sk);
+	struct dt_order_at *a = dt_at(o->fw, sk);
 
 	a->sk = sk;
 	a->pos = pos;
+	a->read = o->reads - 1;
+	a->tag = o->reads ? o->ring[a->read % DT_ORDER_RING] : 0;
+	a->gen = o->resyncs;
 }
 
-/* sk's position in t, taken out: whether there was one. */
-static bool dt_at_take(struct dt_order_at *t, u32 sk, u32 *pos)
+/* sk's last call, taken out (into *a): whether there was one. */
+static bool dt_at_take(struct dt_order *o, u32 sk, struct dt_order_at *a)
 {
-	struct dt_order_at *a = dt_at(t, sk);
+	struct dt_order_at *e = dt_at(o->fw, sk);
 
-	if (a->sk != sk)
+	if (e->sk != sk)
 		return false;
-	a->sk = 0;
-	*pos = a->pos;
+	*a = *e;
+	e->sk = 0;
 	return true;
 }
 
 /*
  * The count moves back by d reads (d < 0: on by -d, not beyond reads):
  * the calls to come take the positions d before the ones they would
- * have, and the calls kept are put right too (their answers, still to
- * come, check the count as it is now). Responses move with it: what was
- * answered without a call stays so.
+ * have (the calls kept were given theirs by the count before: their
+ * answers check nothing). Responses move with it: what was answered
+ * without a call stays so.
  */
 static void dt_order_shift(struct dt_order *o, s32 d)
 {
-	int i;
-
 	if (d < 0) {
 		if ((u32)-d > o->reads - o->fwds)
 			d = -(s32)(o->reads - o->fwds);
 		dt_fwds_advance(o, -d);
 	} else {
 		o->fwds -= d;
-		o->skipped <<= d;
-		o->taken <<= d;
+		o->skipped = d < 64 ? o->skipped << d : 0;
+		o->taken = d < 64 ? o->taken << d : 0;
 	}
 	o->resps -= d;
-	for (i = 0; i < DT_ORDER_AT; i++)
-		o->fw[i].pos -= d;
 	o->resyncs++;
 }
 
@@ -231,20 +234,35 @@ static bool dt_ring_near(const struct dt_order *o, u32 sk, u32 pos, u32 *read)
 	return false;
 }
 
+/* The farthest a count is put right at once, in reads. */
+#define DT_ORDER_FAR 1024
+
 /*
  * A response on sk right after the answer on ans (the only one read
  * since the last response): the call on ans carried the request read on
- * sk. Two checks in a row off by one distance put the count right.
+ * sk, which is the read before the call if that was on sk (a loop that
+ * calls as it reads: any distance, the count put right at once), else
+ * the read of sk nearest the call's position (two checks in a row off
+ * by one distance put the count right).
  */
 static void dt_order_check(struct dt_order *o, u32 sk, u32 ans)
 {
-	u32 read, call;
+	struct dt_order_at call;
+	bool sure;
+	u32 read;
 	s32 d;
 
-	if (!dt_at_take(o->fw, ans, &call) || !dt_ring_near(o, sk, call, &read))
+	if (!dt_at_take(o, ans, &call) || call.gen != (u16)o->resyncs)
 		return;
-	d = call - read;
-	if (d != o->drift) {
+	sure = call.tag && call.tag == dt_ring_tag(sk);
+	if (sure)
+		read = call.read;
+	else if (!dt_ring_near(o, sk, call.pos, &read))
+		return;
+	d = call.pos - read;
+	if (d < -DT_ORDER_FAR || d > DT_ORDER_FAR)
+		return;
+	if (d != o->drift && !sure) {
 		o->drift = d;
 		return;
 	}
@@ -385,16 +403,24 @@ bool dt_order_responded(struct dt_order *o, u32 sk, enum dt_answer a,
 }
 
 /*
- * The loop closes sk right after reading it: what it read there (the
- * client's last bytes: TLS's close_notify read by a lingering close)
- * makes no call; the calls in order skip it.
+ * The loop closes sk: what it read there and has not called yet (the
+ * client's last bytes: TLS's close_notify read by a lingering close; a
+ * request whose client went before its call) makes no call; the calls
+ * in order skip it.
  */
 void dt_order_closed(struct dt_order *o, u32 sk)
 {
-	if (o->last != DT_ORDER_READ || o->sk != sk || !o->reads)
-		return;
-	dt_skip_add(o, o->reads - 1);
-	o->last = DT_ORDER_NONE;
+	u16 tag = dt_ring_tag(sk);
+	u32 q = o->fwds;
+
+	/* Not called yet, in the ring (the last 32 reads): no call comes. */
+	if (o->reads - q > DT_ORDER_RING)
+		q = o->reads - DT_ORDER_RING;
+	for (; q != o->reads; q++)
+		if (o->ring[q % DT_ORDER_RING] == tag)
+			dt_skip_add(o, q);
+	if (o->last == DT_ORDER_READ && o->sk == sk)
+		o->last = DT_ORDER_NONE;
 }
 
 /*
@@ -406,8 +432,9 @@ void dt_order_closed(struct dt_order *o, u32 sk)
 enum dt_order_fwd dt_order_forward(struct dt_order *o, u32 sk, bool counted,
 				   u32 *pos)
 {
-	u32 prev = o->sk, unused;
+	struct dt_order_at unused;
 	struct dt_order_hs *e;
+	u32 prev = o->sk;
 	u8 last = o->last;
 
 	o->last = DT_ORDER_FORWARD;
@@ -425,7 +452,7 @@ enum dt_order_fwd dt_order_forward(struct dt_order *o, u32 sk, bool counted,
 		e->sk = 0;
 		dt_skip_taken(o, e->pos);
 		*pos = e->pos;
-		dt_at_set(o->fw, sk, *pos);
+		dt_at_set(o, sk, *pos);
 		return DT_ORDER_EXACT;
 	}
 	/* In order: the reads answered by interim answers are skipped. */
@@ -434,10 +461,10 @@ enum dt_order_fwd dt_order_forward(struct dt_order *o, u32 sk, bool counted,
 		goto none;
 	*pos = o->fwds;
 	dt_fwds_advance(o, 1);
-	dt_at_set(o->fw, sk, *pos);
+	dt_at_set(o, sk, *pos);
 	return DT_ORDER_IN_ORDER;
 none:
 	/* No call of a request of ours: its answer checks nothing. */
-	dt_at_take(o->fw, sk, &unused);
+	dt_at_take(o, sk, &unused);
 	return DT_ORDER_NO_CALL;
 }

@@ -45,10 +45,16 @@ struct dt_order_hs {
 
 #define DT_ORDER_HS 4
 
-/* A socket's last call written: its position. */
+/*
+ * A socket's last call written: its position, and the loop's last read
+ * when it was written (a loop that calls as it reads: its request's).
+ */
 struct dt_order_at {
 	u32 sk;			/* 0: free */
 	u32 pos;
+	u32 read;		/* that read's position ... */
+	u16 tag;		/* ... and socket (the ring's tag; 0: none) */
+	u16 gen;		/* the count it was given by (resyncs) */
 };
 
 #define DT_ORDER_AT_BITS 3
@@ -69,7 +75,8 @@ struct dt_order {
 	/*
 	 * The check: the sockets of the last reads (ring[pos % 32]: a
 	 * hash's top 16 bits, 0 for none), where the calls were written (a
-	 * slot by hash, a few sockets of many), the answers read since the
+	 * slot by hash, a few sockets of many, each with the last read
+	 * before it), the answers read since the
 	 * last response (ans: the first one's socket; many: of another
 	 * socket too), the last check's distance and how many times the
 	 * count was put right.

@@ -69,8 +69,10 @@ static unsigned int rnd(unsigned int n)
  * A proxy: up to CLIENTS requests in flight, each read and called at
  * once, answered in any order, its response written right after its
  * answer. misstep: at request n, a read that makes no call (1), a
- * write taken for a call (2), or 5 requests answered without a call
- * counted (3: over a UNIX socket). Returns the calls given another request's
+ * write taken for a call (2), 5 requests answered without a call
+ * counted (3: over a UNIX socket), 20 requests read, never called
+ * nor answered (4: their clients went first; 5: and the loop closed
+ * their connections). Returns the calls given another request's
  * position from request from on.
  */
 static int proxy(int n, int misstep, int at, int from)
@@ -92,6 +94,22 @@ static int proxy(int n, int misstep, int at, int from)
 			if (misstep == 1 && started == at) {
 				/* a client's last bytes, its close later */
 				rd(sock_hash(1000));
+			}
+			if (misstep == 4 && started == at) {
+				int k;
+
+				/* 20 requests whose clients went first */
+				for (k = 0; k < 20; k++)
+					rd(sock_hash(3000 + k));
+			}
+			if (misstep == 5 && started == at) {
+				int k;
+
+				/* ... and their connections closed */
+				for (k = 0; k < 20; k++)
+					rd(sock_hash(3000 + k));
+				for (k = 0; k < 20; k++)
+					dt_order_closed(&o, sock_hash(3000 + k));
 			}
 			if (misstep == 3 && started >= at && started < at + 5) {
 				/* answered over a UNIX socket: no call counted */
@@ -263,6 +281,18 @@ int main(void)
 	   o.resyncs);
 	ok(proxy(5000, 3, 1000, 1500) == 0,
 	   "... and no call is wrong after the first 500 requests");
+
+	w = proxy(5000, 4, 1000, 1000);
+	ok(o.resyncs == 1, "20 requests read and never called nor answered: the count is put right once (%u)",
+	   o.resyncs);
+	ok(w > 0 && w < 100, "... after a few wrong calls (%d of 4,000)", w);
+	ok(proxy(5000, 4, 1000, 1200) == 0,
+	   "... and none after the first 200 requests");
+
+	w = proxy(5000, 5, 1000, 0);
+	ok(w == 0 && o.resyncs == 0,
+	   "... their connections closed: no call wrong, no resync (%d, %u)", w,
+	   o.resyncs);
 
 	w = proxy(5000, 2, 1000, 1000);
 	ok(w == 1 && o.resyncs == 0,
