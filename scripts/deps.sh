@@ -18,7 +18,7 @@ linux-image-amd64 linux-headers-amd64 lttng-tools babeltrace2
 libbabeltrace2-dev libglib2.0-dev libjson-c-dev libtool tcpdump iperf3 socat ethtool libpcap-dev ca-certificates
 chromium fonts-dejavu-core curl python3 libssl3 libpcre2-8-0 dkms valgrind
 clang libclang-rt-14-dev debootstrap ccache nodejs apache2-utils golang-go
-nghttp2-client liburing-dev"
+nghttp2-client liburing-dev python3-pkg-resources"
 
 # --list: the packages, for scripts/dev.sh's check that nothing changed
 # since configure probed for them.

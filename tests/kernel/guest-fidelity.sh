@@ -14,6 +14,9 @@
 #                               dt-httpd on dt-b (/tmp/unixd.sock)
 #                               8443: nginx, TLS 1.2 and 1.3, to 8000
 #                               8084: nginx, HTTP/2, to 8000
+#                               8085, 8086: nginx to gunicorn
+#                               (2 sync workers, dt-wsgi.py) over
+#                               /tmp/wsgi.sock, over TCP -> 8000
 #                               8091: Go net/http   ---->
 #                               8092: Python asyncio -->
 #                               8094-8096: io_uring ---->
@@ -63,7 +66,11 @@
 # HttpURLConnection's shared keep-alive cache, 8093). Each logs, per
 # request, whether its thread was traced. And nginx's 8083 under the
 # same load to a dt-httpd on dt-b behind a UNIX socket (8 kept-alive
-# connections): the context crosses the socket (dtracer/unix.c), exact.
+# connections): the context crosses the socket (dtracer/unix.c), exact;
+# and nginx's 8085 and 8086 to gunicorn's sync workers (Debian's, a
+# process per worker, dt-wsgi.py asking dt-c's 8000 for each request,
+# its log per request) over a UNIX socket (exact, at gunicorn and at
+# the backend) and over TCP on loopback (the issue's target).
 # And interim answers (dtracer/interim.c): 10 GETs through nginx's TLS
 # port 8443, each on a connection of its own (5 in TLS 1.2, 5 in TLS 1.3:
 # a handshake each, TLS 1.3's tickets), and 10 POSTs with "Expect:
@@ -147,6 +154,12 @@ nginx_conf() {
 			server unix:/tmp/unixd.sock;
 			keepalive 8;
 		}
+		upstream wsgi {
+			server unix:/tmp/wsgi.sock;
+		}
+		upstream wsgitcp {
+			server 127.0.0.1:8097;
+		}
 		server {
 			listen 8080;
 			location / {
@@ -175,6 +188,18 @@ nginx_conf() {
 				proxy_pass http://local;
 				proxy_http_version 1.1;
 				proxy_set_header Connection "";
+			}
+		}
+		server {
+			listen 8085;
+			location / {
+				proxy_pass http://wsgi;
+			}
+		}
+		server {
+			listen 8086;
+			location / {
+				proxy_pass http://wsgitcp;
 			}
 		}
 		server {
@@ -600,6 +625,26 @@ uring() {
 	kill $_upid
 }
 
+# wsgi_start: gunicorn (Debian's, unpacked in the build tree), 2 sync
+# workers running tests/tools/dt-wsgi.py, on /tmp/wsgi.sock and on
+# 127.0.0.1:8097, asking dt-c's dt-httpd; its log /tmp/wsgi.log. Sets
+# wpid (the arbiter) and wpids (it and its workers).
+wsgi_start() {
+	mkdir -p /tmp/wsgi
+	cp "$DT_SRCDIR/tests/tools/dt-wsgi.py" /tmp/wsgi/dt_wsgi.py
+	DT_WSGI_BACKEND=dt-c:8000 DT_WSGI_LOG=/tmp/wsgi.log \
+		"$DT_BUILDDIR/tests/vm/build/gunicorn/bin/gunicorn" \
+		--chdir /tmp/wsgi -w 2 -b unix:/tmp/wsgi.sock \
+		-b 127.0.0.1:8097 dt_wsgi:app > /tmp/wsgi.err 2>&1 &
+	wpid=$!
+	check "gunicorn (Debian's, unpacked), 2 sync workers, listens on /tmp/wsgi.sock and 8097" \
+		wait_for 120 sh -c "ss -Hlx | grep -q /tmp/wsgi.sock &&
+			ss -Hltn | grep -q ':8097 ' && [ \$(pgrep -P $wpid | wc -l) = 2 ]"
+	# nginx's workers run as nobody.
+	chmod 666 /tmp/wsgi.sock
+	wpids="$wpid $(pgrep -P $wpid | tr '\n' ' ')"
+}
+
 # DT_FIDELITY_BENCH=1 (bench/fidelity.sh): the asyncio and Java phases
 # too.
 go=${DT_FIDELITY_BENCH:-0}
@@ -674,6 +719,12 @@ dt-a)
 	fcmd= fargs= fnum= lg=
 	phase 11 && client 11 unix dt-b 8083 "http://dt-b:8083/f-unix/[1-$N]" \
 		http://dt-b:8083/b-unix/1
+	# gunicorn (2 sync workers) behind nginx, over a UNIX socket, then
+	# over TCP (loopback): each request asks dt-c's backend.
+	phase 17 && client 17 wsgi dt-b 8085 "http://dt-b:8085/f-wsgi/[1-$N]" \
+		http://dt-b:8085/b-wsgi/1
+	phase 18 && client 18 wsgitcp dt-b 8086 "http://dt-b:8086/f-wsgitcp/[1-$N]" \
+		http://dt-b:8086/b-wsgitcp/1
 	# io_uring (dt-uring): every socket operation submitted on one
 	# ring by one thread, plain, then with a kernel thread polling the
 	# submissions (SQPOLL), then each done by io-wq's workers
@@ -800,6 +851,29 @@ dt-b)
 		cp /tmp/unixd.log /tmp/unixd.err /tmp/nginx/error.log "$DT_RESULTS/"
 		kill $upid
 	fi
+	if phase 17 || phase 18; then
+		wsgi_start
+	fi
+	if phase 17; then
+		# nginx -> gunicorn's UNIX socket: the context crosses it
+		# (dtracer/unix.c), and the worker's call to dt-c is marked.
+		mark=$(stat_of unix_hops)
+		server 17 wsgi $pids $rpid $wpids
+		truth wsgi $N /tmp/wsgi.log "the WSGI worker behind nginx's UNIX socket"
+		check "[wsgi] the requests read over the UNIX socket counted (unix_hops grew by $(($(stat_of unix_hops) - mark)), at least $N)" \
+			test $(($(stat_of unix_hops) - mark)) -ge $N
+	fi
+	if phase 18; then
+		# nginx -> gunicorn over TCP (loopback: trusted by default):
+		# nginx's calls by deferred.c's order (a guess), the worker
+		# flagged by the marked request it reads.
+		server 18 wsgitcp $pids $rpid $wpids
+		target wsgitcp $N /tmp/wsgi.log "the WSGI worker behind nginx over TCP"
+	fi
+	if phase 17 || phase 18; then
+		cp /tmp/wsgi.log /tmp/wsgi.err "$DT_RESULTS/"
+		kill $wpid
+	fi
 	if [ "$go" = 1 ] && phase 14; then
 		uring 14 uring 8094
 	fi
@@ -904,6 +978,14 @@ dt-c)
 		target h2 $N
 	fi
 	phase 11 && server 11 unix $hpid $pool $mixed
+	if phase 17; then
+		server 17 wsgi $hpid $pool $mixed
+		truth wsgi $N
+	fi
+	if phase 18; then
+		server 18 wsgitcp $hpid $pool $mixed
+		target wsgitcp $N
+	fi
 	# io_uring, measured only (docs/limitations.md): the ring's reads
 	# and calls by one thread (the program's; SQPOLL's kernel thread)
 	# go by deferred.c's order, a guess; with IOSQE_ASYNC, io-wq's

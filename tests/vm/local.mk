@@ -5,7 +5,8 @@
 # guest under TCG takes a minute).
 VM_BUILD = %reldir%/build
 vm_data = $(VM_BUILD)/initramfs.cpio.gz $(VM_BUILD)/modtree.stamp \
-	$(VM_BUILD)/nginx.stamp $(VM_BUILD)/redis.stamp $(VM_BUILD)/dt-gomid
+	$(VM_BUILD)/nginx.stamp $(VM_BUILD)/redis.stamp $(VM_BUILD)/gunicorn.stamp \
+	$(VM_BUILD)/dt-gomid
 check_DATA += %reldir%/config.sh
 if VM_TESTS
 check_DATA += $(vm_data)
@@ -25,6 +26,16 @@ $(VM_BUILD)/redis.stamp: $(srcdir)/tests/vm/get-redis.sh
 	@$(MKDIR_P) $(VM_BUILD)
 	$(AM_V_GEN)$(SHELL) $(srcdir)/tests/vm/get-redis.sh \
 		$(abs_builddir)/$(VM_BUILD)/redis \
+		$(abs_srcdir)/lttng-modules/apt-download.sh
+	@touch $@
+
+# t-fidelity's WSGI server behind nginx (over a UNIX socket and over
+# TCP): Debian's gunicorn unpacked for the guests (never installed here).
+EXTRA_DIST += %reldir%/get-gunicorn.sh
+$(VM_BUILD)/gunicorn.stamp: $(srcdir)/tests/vm/get-gunicorn.sh
+	@$(MKDIR_P) $(VM_BUILD)
+	$(AM_V_GEN)$(SHELL) $(srcdir)/tests/vm/get-gunicorn.sh \
+		$(abs_builddir)/$(VM_BUILD)/gunicorn \
 		$(abs_srcdir)/lttng-modules/apt-download.sh
 	@touch $@
 
@@ -65,7 +76,7 @@ EXTRA_DIST += %reldir%/debug-kernel.config \
 	%reldir%/check-debug.sh
 check-debug: %reldir%/config.sh $(check_PROGRAMS) $(bin_PROGRAMS) \
 		$(bt2plugin_LTLIBRARIES) $(VM_BUILD)/nginx.stamp \
-		$(VM_BUILD)/redis.stamp
+		$(VM_BUILD)/redis.stamp $(VM_BUILD)/gunicorn.stamp
 	$(SHELL) $(srcdir)/scripts/debug-kernel.sh '$(KERNEL_HEADERS_PKG)'
 	DT_SRCDIR='$(abs_top_srcdir)' DT_BUILDDIR='$(abs_top_builddir)' \
 		BUSYBOX='$(BUSYBOX)' $(SHELL) $(srcdir)/tests/vm/check-debug.sh \
@@ -172,7 +183,8 @@ AM_TESTS_ENVIRONMENT += DT_SUITE='$(DEBIAN_SUITE)' \
 	export DT_SUITE DT_RELEASE_TESTS DT_MIXED_TESTS DT_INSTALL_TESTS;
 check-kernel: %reldir%/config.sh $(check_PROGRAMS) $(bin_PROGRAMS) \
 		$(bt2plugin_LTLIBRARIES) $(VM_BUILD)/nginx.stamp \
-		$(VM_BUILD)/redis.stamp $(SUITE_BUILD)/built.stamp
+		$(VM_BUILD)/redis.stamp $(VM_BUILD)/gunicorn.stamp \
+		$(SUITE_BUILD)/built.stamp
 	DT_SRCDIR='$(abs_top_srcdir)' DT_BUILDDIR='$(abs_top_builddir)' \
 		DT_SUITE='$(DEBIAN_SUITE)' $(SHELL) $(srcdir)/tests/vm/check-kernel.sh \
 		run $(SUITE_TESTS)
