@@ -49,6 +49,7 @@
 #include <linux/sched.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
+#include <net/sock.h>
 
 #define DT_LOOPS_BITS 11
 
@@ -97,10 +98,18 @@ static u32 dt_loop_hash(const struct sock *sk)
  * current read bytes on sk; serving: sk is a connection a listener
  * accepted; streams: the HTTP/2 streams they open (h2.c), or -1 (not
  * HTTP/2, not known). Returns whether they start a new request there,
- * and its position in *pos (order.c).
+ * and its position in *pos (order.c); a read on a connection whose
+ * sending side current's process shut is none.
  */
 bool dt_loop_read(const struct sock *sk, bool serving, int streams, u32 *pos)
 {
+	/*
+	 * Read after the server shut its sending side (php-fpm drains a
+	 * FastCGI connection after its answer, nginx's lingering close):
+	 * no request, it could not be answered.
+	 */
+	if (serving && (READ_ONCE(sk->sk_shutdown) & SEND_SHUTDOWN))
+		return false;
 	return dt_order_read(&dt_loop_mine()->o, dt_loop_hash(sk), serving,
 			     streams, pos);
 }
