@@ -89,9 +89,10 @@
 # 32): plain, with SQPOLL's kernel thread doing the I/O, and with
 # IOSQE_ASYNC (io-wq's workers): measured, at the tier and the backend.
 #
-# Hand-shakes (dt-tcp) on 7600 + 20 * PHASE: +1 dt-b and dt-c ready,
+# Hand-shakes (dt-tcp) on 6600 + 20 * PHASE: +1 dt-b and dt-c ready,
 # +2 the flagged client is done (dt-a serves it to both), +3 both
-# checked (dt-a waits for both).
+# checked (dt-a waits for both): below the servers' ports (8000 and up)
+# for phases up to 69.
 tcp=$DT_BUILDDIR/tests/tools/dt-tcp
 httpd=$DT_BUILDDIR/tests/tools/dt-httpd
 pcap=$DT_BUILDDIR/tests/tools/dt-pcap
@@ -124,6 +125,12 @@ pids_are() {
 }
 
 nginx_conf() {
+	# FastCGI's parameters for dt-fpm.php (no fastcgi_params file).
+	fcgi="fastcgi_param SCRIPT_FILENAME /tmp/php/dt-fpm.php;
+				fastcgi_param REQUEST_METHOD \$request_method;
+				fastcgi_param REQUEST_URI \$request_uri;
+				fastcgi_param SERVER_PROTOCOL \$server_protocol;
+				fastcgi_param QUERY_STRING \$query_string;"
 	mkdir -p /tmp/nginx
 	cat > /tmp/nginx/nginx.conf <<-EOF
 	worker_processes 1;
@@ -159,6 +166,12 @@ nginx_conf() {
 		}
 		upstream wsgitcp {
 			server 127.0.0.1:8097;
+		}
+		upstream fpm {
+			server unix:/tmp/php.sock;
+		}
+		upstream fpmtcp {
+			server 127.0.0.1:9001;
 		}
 		server {
 			listen 8080;
@@ -200,6 +213,20 @@ nginx_conf() {
 			listen 8086;
 			location / {
 				proxy_pass http://wsgitcp;
+			}
+		}
+		server {
+			listen 8087;
+			location / {
+				fastcgi_pass fpm;
+				$fcgi
+			}
+		}
+		server {
+			listen 8088;
+			location / {
+				fastcgi_pass fpmtcp;
+				$fcgi
 			}
 		}
 		server {
@@ -279,7 +306,7 @@ stop_capture() {
 
 # client_begin PHASE NAME PORTS: dt-a waits for dt-b and dt-c, captures.
 client_begin() {
-	base=$((7600 + 20 * $1))
+	base=$((6600 + 20 * $1))
 	check "[$2] dt-b is ready" $tcp request -w $(slow 600) dt-b $((base + 1)) go
 	check "[$2] dt-c is ready" $tcp request -w $(slow 600) dt-c $((base + 1)) go
 	capture "$2" "$3"
@@ -533,7 +560,7 @@ store_truth() {
 
 # server PHASE NAME PIDS...: dt-b's or dt-c's side of one phase.
 server() {
-	base=$((7600 + 20 * $1))
+	base=$((6600 + 20 * $1))
 	_name=$2
 	shift 2
 	sample /tmp/samples-$_name
@@ -645,6 +672,40 @@ wsgi_start() {
 	wpids="$wpid $(pgrep -P $wpid | tr '\n' ' ')"
 }
 
+# fpm_start: php-fpm (Debian's, unpacked in the build tree, no php.ini),
+# two pools of 2 workers running tests/tools/dt-fpm.php, on
+# /tmp/php.sock and on 127.0.0.1:9001, asking dt-c's dt-httpd; its log
+# /tmp/fpm.log. Sets fpid (the master) and fpids (it and its workers).
+fpm_start() {
+	mkdir -p /tmp/php
+	cp "$DT_SRCDIR/tests/tools/dt-fpm.php" /tmp/php/
+	cat > /tmp/php/fpm.conf <<-EOF
+	[global]
+	pid = /tmp/php/fpm.pid
+	error_log = /tmp/php/error.log
+	daemonize = no
+	[unix]
+	listen = /tmp/php.sock
+	listen.mode = 0666
+	pm = static
+	pm.max_children = 2
+	clear_env = no
+	[tcp]
+	listen = 127.0.0.1:9001
+	pm = static
+	pm.max_children = 2
+	clear_env = no
+	EOF
+	DT_FPM_BACKEND=dt-c:8000 DT_FPM_LOG=/tmp/fpm.log \
+		"$DT_BUILDDIR/tests/vm/build/php/bin/php-fpm" -R -F \
+		-y /tmp/php/fpm.conf > /tmp/php/out.log 2>&1 &
+	fpid=$!
+	check "php-fpm (Debian's, unpacked), 2 pools of 2 workers, listens on /tmp/php.sock and 9001" \
+		wait_for 120 sh -c "ss -Hlx | grep -q /tmp/php.sock &&
+			ss -Hltn | grep -q ':9001 ' && [ \$(pgrep -P $fpid | wc -l) = 4 ]"
+	fpids="$fpid $(pgrep -P $fpid | tr '\n' ' ')"
+}
+
 # DT_FIDELITY_BENCH=1 (bench/fidelity.sh): the asyncio and Java phases
 # too.
 go=${DT_FIDELITY_BENCH:-0}
@@ -725,6 +786,12 @@ dt-a)
 		http://dt-b:8085/b-wsgi/1
 	phase 18 && client 18 wsgitcp dt-b 8086 "http://dt-b:8086/f-wsgitcp/[1-$N]" \
 		http://dt-b:8086/b-wsgitcp/1
+	# php-fpm (2 workers a pool) behind nginx's FastCGI, over a UNIX
+	# socket, then over TCP (loopback): each request asks the backend.
+	phase 19 && client 19 fpm dt-b 8087 "http://dt-b:8087/f-fpm/[1-$N]" \
+		http://dt-b:8087/b-fpm/1
+	phase 20 && client 20 fpmtcp dt-b 8088 "http://dt-b:8088/f-fpmtcp/[1-$N]" \
+		http://dt-b:8088/b-fpmtcp/1
 	# io_uring (dt-uring): every socket operation submitted on one
 	# ring by one thread, plain, then with a kernel thread polling the
 	# submissions (SQPOLL), then each done by io-wq's workers
@@ -874,6 +941,26 @@ dt-b)
 		cp /tmp/wsgi.log /tmp/wsgi.err "$DT_RESULTS/"
 		kill $wpid
 	fi
+	if phase 19 || phase 20; then
+		fpm_start
+	fi
+	if phase 19; then
+		# nginx -> php-fpm's UNIX socket (FastCGI records): the
+		# context crosses it, the worker's call to dt-c is marked.
+		mark=$(stat_of unix_hops)
+		server 19 fpm $pids $rpid $fpids
+		truth fpm $N /tmp/fpm.log "the PHP worker behind nginx's UNIX socket"
+		check "[fpm] the requests read over the UNIX socket counted (unix_hops grew by $(($(stat_of unix_hops) - mark)), at least $N)" \
+			test $(($(stat_of unix_hops) - mark)) -ge $N
+	fi
+	if phase 20; then
+		server 20 fpmtcp $pids $rpid $fpids
+		target fpmtcp $N /tmp/fpm.log "the PHP worker behind nginx over TCP"
+	fi
+	if phase 19 || phase 20; then
+		cp /tmp/fpm.log /tmp/php/error.log "$DT_RESULTS/"
+		kill $fpid
+	fi
 	if [ "$go" = 1 ] && phase 14; then
 		uring 14 uring 8094
 	fi
@@ -985,6 +1072,14 @@ dt-c)
 	if phase 18; then
 		server 18 wsgitcp $hpid $pool $mixed
 		target wsgitcp $N
+	fi
+	if phase 19; then
+		server 19 fpm $hpid $pool $mixed
+		truth fpm $N
+	fi
+	if phase 20; then
+		server 20 fpmtcp $hpid $pool $mixed
+		target fpmtcp $N
 	fi
 	# io_uring, measured only (docs/limitations.md): the ring's reads
 	# and calls by one thread (the program's; SQPOLL's kernel thread)

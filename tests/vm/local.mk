@@ -6,7 +6,7 @@
 VM_BUILD = %reldir%/build
 vm_data = $(VM_BUILD)/initramfs.cpio.gz $(VM_BUILD)/modtree.stamp \
 	$(VM_BUILD)/nginx.stamp $(VM_BUILD)/redis.stamp $(VM_BUILD)/gunicorn.stamp \
-	$(VM_BUILD)/dt-gomid
+	$(VM_BUILD)/php.stamp $(VM_BUILD)/dt-gomid
 check_DATA += %reldir%/config.sh
 if VM_TESTS
 check_DATA += $(vm_data)
@@ -36,6 +36,15 @@ $(VM_BUILD)/gunicorn.stamp: $(srcdir)/tests/vm/get-gunicorn.sh
 	@$(MKDIR_P) $(VM_BUILD)
 	$(AM_V_GEN)$(SHELL) $(srcdir)/tests/vm/get-gunicorn.sh \
 		$(abs_builddir)/$(VM_BUILD)/gunicorn \
+		$(abs_srcdir)/lttng-modules/apt-download.sh
+	@touch $@
+
+# ... and its FastCGI server: Debian's php-fpm unpacked for the guests.
+EXTRA_DIST += %reldir%/get-php.sh
+$(VM_BUILD)/php.stamp: $(srcdir)/tests/vm/get-php.sh
+	@$(MKDIR_P) $(VM_BUILD)
+	$(AM_V_GEN)$(SHELL) $(srcdir)/tests/vm/get-php.sh \
+		$(abs_builddir)/$(VM_BUILD)/php \
 		$(abs_srcdir)/lttng-modules/apt-download.sh
 	@touch $@
 
@@ -76,7 +85,8 @@ EXTRA_DIST += %reldir%/debug-kernel.config \
 	%reldir%/check-debug.sh
 check-debug: %reldir%/config.sh $(check_PROGRAMS) $(bin_PROGRAMS) \
 		$(bt2plugin_LTLIBRARIES) $(VM_BUILD)/nginx.stamp \
-		$(VM_BUILD)/redis.stamp $(VM_BUILD)/gunicorn.stamp
+		$(VM_BUILD)/redis.stamp $(VM_BUILD)/gunicorn.stamp \
+		$(VM_BUILD)/php.stamp
 	$(SHELL) $(srcdir)/scripts/debug-kernel.sh '$(KERNEL_HEADERS_PKG)'
 	DT_SRCDIR='$(abs_top_srcdir)' DT_BUILDDIR='$(abs_top_builddir)' \
 		BUSYBOX='$(BUSYBOX)' $(SHELL) $(srcdir)/tests/vm/check-debug.sh \
@@ -184,7 +194,7 @@ AM_TESTS_ENVIRONMENT += DT_SUITE='$(DEBIAN_SUITE)' \
 check-kernel: %reldir%/config.sh $(check_PROGRAMS) $(bin_PROGRAMS) \
 		$(bt2plugin_LTLIBRARIES) $(VM_BUILD)/nginx.stamp \
 		$(VM_BUILD)/redis.stamp $(VM_BUILD)/gunicorn.stamp \
-		$(SUITE_BUILD)/built.stamp
+		$(VM_BUILD)/php.stamp $(SUITE_BUILD)/built.stamp
 	DT_SRCDIR='$(abs_top_srcdir)' DT_BUILDDIR='$(abs_top_builddir)' \
 		DT_SUITE='$(DEBIAN_SUITE)' $(SHELL) $(srcdir)/tests/vm/check-kernel.sh \
 		run $(SUITE_TESTS)
