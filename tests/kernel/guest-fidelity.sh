@@ -17,6 +17,9 @@
 #                               8085, 8086: nginx to gunicorn
 #                               (2 sync workers, dt-wsgi.py) over
 #                               /tmp/wsgi.sock, over TCP -> 8000
+#                               8087, 8088: nginx to php-fpm
+#                               (FastCGI, dt-fpm.php) over
+#                               /tmp/php.sock, over TCP -> 8000
 #                               8091: Go net/http   ---->
 #                               8092: Python asyncio -->
 #                               8094-8096: io_uring ---->
@@ -70,7 +73,9 @@
 # and nginx's 8085 and 8086 to gunicorn's sync workers (Debian's, a
 # process per worker, dt-wsgi.py asking dt-c's 8000 for each request,
 # its log per request) over a UNIX socket (exact, at gunicorn and at
-# the backend) and over TCP on loopback (the issue's target).
+# the backend) and over TCP on loopback (the issue's target); and
+# nginx's 8087 and 8088 to php-fpm (Debian's, FastCGI, 2 workers a
+# pool, dt-fpm.php, its log per request), the same two ways.
 # And interim answers (dtracer/interim.c): 10 GETs through nginx's TLS
 # port 8443, each on a connection of its own (5 in TLS 1.2, 5 in TLS 1.3:
 # a handshake each, TLS 1.3's tickets), and 10 POSTs with "Expect:
