@@ -1,6 +1,7 @@
 #!/bin/sh
 # The fidelity test's FastCGI server: Debian's php-fpm (php8.2-fpm) and
-# the libraries a machine without PHP may lack (libargon2-1, libsodium23),
+# the libraries a machine without PHP may lack (libargon2-1, libsodium23,
+# libapparmor1),
 # unpacked into the build tree and run from there by the guests, without
 # a php.ini (-n: no extension but the built-in ones). Never installed on
 # this machine.
@@ -21,7 +22,7 @@ rm -rf "$out.tmp"
 mkdir -p "$out.tmp/deb" "$out.tmp/bin"
 cd "$out.tmp/deb"
 echo "  GET      php-fpm (Debian's packages, unpacked for the guests)"
-for p in php8.2-fpm libargon2-1 libsodium23; do
+for p in php8.2-fpm libargon2-1 libsodium23 libapparmor1; do
 	err=$(sh "$download" "$p") || die "cannot download Debian's $p package ($err)"
 done
 for deb in *.deb; do
