@@ -1,10 +1,9 @@
 #!/bin/sh
 # The fidelity test's FastCGI server: Debian's php-fpm (php8.2-fpm) and
 # the libraries a machine without PHP may lack (libargon2-1, libsodium23,
-# libapparmor1),
-# unpacked into the build tree and run from there by the guests, without
-# a php.ini (-n: no extension but the built-in ones). Never installed on
-# this machine.
+# libapparmor1), unpacked into the build tree and run from there by the
+# guests, without a php.ini (-n: no extension but the built-in ones).
+# Never installed on this machine.
 #
 # usage: get-php.sh OUTDIR APT_DOWNLOAD_SH
 #   OUTDIR/bin/php-fpm (a wrapper that finds the unpacked libraries)
