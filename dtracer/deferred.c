@@ -13,9 +13,11 @@
  * accepted, the upstream calls it wrote (requests on connections the
  * host opened, and connects), the responses, each call given the
  * position of the oldest request read and not called yet, interim
- * answers and TLS handshakes skipped, the count checked against each
+ * answers and TLS handshakes skipped, the reads of a connection closed
+ * before their call skipped, and the count checked against each
  * response written right after its call's answer and put right when
- * two checks in a row say it is off.
+ * that says it is off. A read on a connection whose sending side its
+ * server shut counts for nothing (it could not be answered).
  * A traced request read at position p is kept in dt_pending (its
  * context, the reader, p) until the reader's forward at p takes it, its
  * response is written, its socket goes, or after DT_PENDING_AGE; the
