@@ -677,6 +677,28 @@ wsgi_start() {
 	wpids="$wpid $(pgrep -P $wpid | tr '\n' ' ')"
 }
 
+# behind PHASE NAME LOG WHO PIDS...: dt-b's side of a server behind
+# nginx (WHO, its log LOG, its processes PIDS): over a UNIX socket in
+# phase PHASE (NAME; exact: the context crosses the socket, unix.c, and
+# the requests read there count as hops), then over TCP on loopback in
+# phase PHASE + 1 (NAMEtcp; trusted by default: nginx's calls go by
+# deferred.c's order, a guess, so the target).
+behind() {
+	_bp=$1 _bn=$2 _bl=$3 _bw=$4
+	shift 4
+	if phase "$_bp"; then
+		_bm=$(stat_of unix_hops)
+		server "$_bp" "$_bn" $pids $rpid "$@"
+		truth "$_bn" $N "$_bl" "$_bw behind nginx's UNIX socket"
+		check "[$_bn] the requests read over the UNIX socket counted (unix_hops grew by $(($(stat_of unix_hops) - _bm)), at least $N)" \
+			test $(($(stat_of unix_hops) - _bm)) -ge $N
+	fi
+	if phase $((_bp + 1)); then
+		server $((_bp + 1)) "${_bn}tcp" $pids $rpid "$@"
+		target "${_bn}tcp" $N "$_bl" "$_bw behind nginx over TCP"
+	fi
+}
+
 # fpm_start: php-fpm (Debian's, unpacked in the build tree, no php.ini),
 # two pools of 2 workers running tests/tools/dt-fpm.php, on
 # /tmp/php.sock and on 127.0.0.1:9001, asking dt-c's dt-httpd; its log
@@ -923,46 +945,17 @@ dt-b)
 		cp /tmp/unixd.log /tmp/unixd.err /tmp/nginx/error.log "$DT_RESULTS/"
 		kill $upid
 	fi
+	# nginx -> gunicorn, then php-fpm (FastCGI records): over a UNIX
+	# socket, then over TCP.
 	if phase 17 || phase 18; then
 		wsgi_start
-	fi
-	if phase 17; then
-		# nginx -> gunicorn's UNIX socket: the context crosses it
-		# (dtracer/unix.c), and the worker's call to dt-c is marked.
-		mark=$(stat_of unix_hops)
-		server 17 wsgi $pids $rpid $wpids
-		truth wsgi $N /tmp/wsgi.log "the WSGI worker behind nginx's UNIX socket"
-		check "[wsgi] the requests read over the UNIX socket counted (unix_hops grew by $(($(stat_of unix_hops) - mark)), at least $N)" \
-			test $(($(stat_of unix_hops) - mark)) -ge $N
-	fi
-	if phase 18; then
-		# nginx -> gunicorn over TCP (loopback: trusted by default):
-		# nginx's calls by deferred.c's order (a guess), the worker
-		# flagged by the marked request it reads.
-		server 18 wsgitcp $pids $rpid $wpids
-		target wsgitcp $N /tmp/wsgi.log "the WSGI worker behind nginx over TCP"
-	fi
-	if phase 17 || phase 18; then
+		behind 17 wsgi /tmp/wsgi.log "the WSGI worker" $wpids
 		cp /tmp/wsgi.log /tmp/wsgi.err "$DT_RESULTS/"
 		kill $wpid
 	fi
 	if phase 19 || phase 20; then
 		fpm_start
-	fi
-	if phase 19; then
-		# nginx -> php-fpm's UNIX socket (FastCGI records): the
-		# context crosses it, the worker's call to dt-c is marked.
-		mark=$(stat_of unix_hops)
-		server 19 fpm $pids $rpid $fpids
-		truth fpm $N /tmp/fpm.log "the PHP worker behind nginx's UNIX socket"
-		check "[fpm] the requests read over the UNIX socket counted (unix_hops grew by $(($(stat_of unix_hops) - mark)), at least $N)" \
-			test $(($(stat_of unix_hops) - mark)) -ge $N
-	fi
-	if phase 20; then
-		server 20 fpmtcp $pids $rpid $fpids
-		target fpmtcp $N /tmp/fpm.log "the PHP worker behind nginx over TCP"
-	fi
-	if phase 19 || phase 20; then
+		behind 19 fpm /tmp/fpm.log "the PHP worker" $fpids
 		cp /tmp/fpm.log /tmp/php/error.log "$DT_RESULTS/"
 		kill $fpid
 	fi
