@@ -9,33 +9,12 @@
 #   appears only once it runs (`gunicorn --version`).
 set -eu
 
-out=$1 download=$2
+out=$1 download=$2 me=tests/vm/get-gunicorn.sh
+. "$(dirname "$0")/debs-lib.sh"
 
-die() {
-	echo "tests/vm/get-gunicorn.sh: $*" >&2
-	exit 1
-}
-
-rm -rf "$out.tmp"
-mkdir -p "$out.tmp/deb" "$out.tmp/bin"
-cd "$out.tmp/deb"
-echo "  GET      gunicorn (Debian's package, unpacked for the guests)"
-err=$(sh "$download" python3-gunicorn) ||
-	die "cannot download Debian's python3-gunicorn package ($err)"
-for deb in *.deb; do
-	dpkg-deb -x "$deb" ..
-done
-cd ..
-rm -rf deb
+debs_unpack gunicorn python3-gunicorn
 [ -d usr/lib/python3/dist-packages/gunicorn ] ||
 	die "the package has no usr/lib/python3/dist-packages/gunicorn"
-printf '#!/bin/sh\nPYTHONPATH=%s${PYTHONPATH:+:$PYTHONPATH} exec python3 -m gunicorn "$@"\n' \
-	"$out/usr/lib/python3/dist-packages" > bin/gunicorn
-chmod +x bin/gunicorn
-cd ..
-rm -rf "$out"
-mv "$out.tmp" "$out"
-v=$("$out/bin/gunicorn" --version 2>&1) || {
-	rm -rf "$out"
-	die "the unpacked gunicorn does not run ($(echo "$v" | tail -n 1); python3-pkg-resources installed?)"
-}
+debs_wrap gunicorn "PYTHONPATH=$out/usr/lib/python3/dist-packages" \
+	"python3 -m gunicorn"
+debs_done "$out/bin/gunicorn --version" "python3-pkg-resources installed?"

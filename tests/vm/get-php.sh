@@ -10,33 +10,11 @@
 #   appears only once it runs (`php-fpm -v`).
 set -eu
 
-out=$1 download=$2
+out=$1 download=$2 me=tests/vm/get-php.sh
+. "$(dirname "$0")/debs-lib.sh"
 
-die() {
-	echo "tests/vm/get-php.sh: $*" >&2
-	exit 1
-}
-
-rm -rf "$out.tmp"
-mkdir -p "$out.tmp/deb" "$out.tmp/bin"
-cd "$out.tmp/deb"
-echo "  GET      php-fpm (Debian's packages, unpacked for the guests)"
-for p in php8.2-fpm libargon2-1 libsodium23 libapparmor1; do
-	err=$(sh "$download" "$p") || die "cannot download Debian's $p package ($err)"
-done
-for deb in *.deb; do
-	dpkg-deb -x "$deb" ..
-done
-cd ..
-rm -rf deb
+debs_unpack php-fpm php8.2-fpm libargon2-1 libsodium23 libapparmor1
 [ -e usr/sbin/php-fpm8.2 ] || die "the packages have no usr/sbin/php-fpm8.2"
-printf '#!/bin/sh\nLD_LIBRARY_PATH=%s exec %s -n "$@"\n' \
-	"$out/usr/lib/x86_64-linux-gnu" "$out/usr/sbin/php-fpm8.2" > bin/php-fpm
-chmod +x bin/php-fpm
-cd ..
-rm -rf "$out"
-mv "$out.tmp" "$out"
-v=$("$out/bin/php-fpm" -v 2>&1) || {
-	rm -rf "$out"
-	die "the unpacked php-fpm does not run ($(echo "$v" | tail -n 1))"
-}
+debs_wrap php-fpm "LD_LIBRARY_PATH=$out/usr/lib/x86_64-linux-gnu" \
+	"$out/usr/sbin/php-fpm8.2 -n"
+debs_done "$out/bin/php-fpm -v"

@@ -10,36 +10,13 @@
 #   (`redis-server --version`).
 set -eu
 
-out=$1 download=$2
+out=$1 download=$2 me=tests/vm/get-redis.sh
+. "$(dirname "$0")/debs-lib.sh"
 
-die() {
-	echo "tests/vm/get-redis.sh: $*" >&2
-	exit 1
-}
-
-rm -rf "$out.tmp"
-mkdir -p "$out.tmp/deb" "$out.tmp/bin"
-cd "$out.tmp/deb"
-echo "  GET      redis (Debian's packages, unpacked for the guests)"
-for p in redis-server redis-tools libjemalloc2 liblzf1; do
-	err=$(sh "$download" "$p") || die "cannot download Debian's $p package ($err)"
-done
-for deb in *.deb; do
-	dpkg-deb -x "$deb" ..
-done
-cd ..
-rm -rf deb
-lib=$out/usr/lib/x86_64-linux-gnu
+debs_unpack redis redis-server redis-tools libjemalloc2 liblzf1
 for b in redis-server redis-cli redis-benchmark; do
 	[ -e "usr/bin/$b" ] || die "the packages have no usr/bin/$b"
-	printf '#!/bin/sh\nLD_LIBRARY_PATH=%s exec %s "$@"\n' \
-		"$lib" "$out/usr/bin/$b" > "bin/$b"
-	chmod +x "bin/$b"
+	debs_wrap "$b" "LD_LIBRARY_PATH=$out/usr/lib/x86_64-linux-gnu" \
+		"$out/usr/bin/$b"
 done
-cd ..
-rm -rf "$out"
-mv "$out.tmp" "$out"
-v=$("$out/bin/redis-server" --version 2>&1) || {
-	rm -rf "$out"
-	die "the unpacked redis-server does not run ($(echo "$v" | tail -n 1))"
-}
+debs_done "$out/bin/redis-server --version"

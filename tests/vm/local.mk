@@ -21,8 +21,9 @@ $(VM_BUILD)/initramfs.cpio.gz: $(srcdir)/tests/vm/mkinitramfs.sh \
 
 # t-fidelity's event-loop store: Debian's Redis unpacked for the guests
 # (never installed here).
-EXTRA_DIST += %reldir%/get-redis.sh
-$(VM_BUILD)/redis.stamp: $(srcdir)/tests/vm/get-redis.sh
+EXTRA_DIST += %reldir%/get-redis.sh %reldir%/debs-lib.sh
+$(VM_BUILD)/redis.stamp: $(srcdir)/tests/vm/get-redis.sh \
+		$(srcdir)/tests/vm/debs-lib.sh
 	@$(MKDIR_P) $(VM_BUILD)
 	$(AM_V_GEN)$(SHELL) $(srcdir)/tests/vm/get-redis.sh \
 		$(abs_builddir)/$(VM_BUILD)/redis \
@@ -32,7 +33,8 @@ $(VM_BUILD)/redis.stamp: $(srcdir)/tests/vm/get-redis.sh
 # t-fidelity's WSGI server behind nginx (over a UNIX socket and over
 # TCP): Debian's gunicorn unpacked for the guests (never installed here).
 EXTRA_DIST += %reldir%/get-gunicorn.sh
-$(VM_BUILD)/gunicorn.stamp: $(srcdir)/tests/vm/get-gunicorn.sh
+$(VM_BUILD)/gunicorn.stamp: $(srcdir)/tests/vm/get-gunicorn.sh \
+		$(srcdir)/tests/vm/debs-lib.sh
 	@$(MKDIR_P) $(VM_BUILD)
 	$(AM_V_GEN)$(SHELL) $(srcdir)/tests/vm/get-gunicorn.sh \
 		$(abs_builddir)/$(VM_BUILD)/gunicorn \
@@ -41,7 +43,8 @@ $(VM_BUILD)/gunicorn.stamp: $(srcdir)/tests/vm/get-gunicorn.sh
 
 # ... and its FastCGI server: Debian's php-fpm unpacked for the guests.
 EXTRA_DIST += %reldir%/get-php.sh
-$(VM_BUILD)/php.stamp: $(srcdir)/tests/vm/get-php.sh
+$(VM_BUILD)/php.stamp: $(srcdir)/tests/vm/get-php.sh \
+		$(srcdir)/tests/vm/debs-lib.sh
 	@$(MKDIR_P) $(VM_BUILD)
 	$(AM_V_GEN)$(SHELL) $(srcdir)/tests/vm/get-php.sh \
 		$(abs_builddir)/$(VM_BUILD)/php \
