@@ -19,9 +19,13 @@
  *   runtime.selectgo(cases, order, pcs, nsends, nrecvs, ...) on a
  *   goroutine's stack: the running goroutine sends on channel c, or
  *   receives from it, or from one of the select's receive cases (each
- *   case's first word is its channel, cases[nsends..] the receives).
+ *   case's first word is its channel, cases[nsends..] the receives);
+ * - runtime.newproc1(fn, callergp, ...) on the scheduler's stack: the
+ *   goroutine callergp starts a new one (a `go` statement), which
+ *   newproc then queues with runtime.runqput(pp, newg, true), the next
+ *   runqput of the thread (ready() queues woken goroutines with it too).
  *
- * A user registers a Go binary (sysfs go: its path and the seven
+ * A user registers a Go binary (sysfs go: its path and the nine
  * functions' file offsets; the dtracer command finds them in the
  * binary's symbol table); dtracer puts uprobes there while the probe is
  * armed. Then a goroutine has a context as a thread has one, and the
@@ -45,6 +49,10 @@
  *   woken goroutine goes on with its own work (net/http's writers, woken
  *   by a handler that released a lock they waited for, wrote other
  *   requests in its context; and lost their own to an untraced one's).
+ *   A goroutine started by one in a context is born in it, as many
+ *   hand-offs from the request's I/O as its starter (gRPC's server reads
+ *   a connection in one goroutine and runs each call in a new one); one
+ *   started outside a context is born without one.
  *   A wake-up is a channel's when the running goroutine entered
  *   chansend, chanrecv or selectgo since its thread last switched and
  *   has woken nobody since (one operation wakes one). A context goes
@@ -64,7 +72,12 @@
  *   takes none (which it picks is the runtime's secret).
  *
  * A goroutine keeps its context while no thread runs it (nothing may be
- * flagged then): the table counts as traced (dt_go_idle).
+ * flagged then): the table counts as traced (dt_go_idle). Once the
+ * context's response is written (egress.c, unix.c: dt_ctx's answered),
+ * a thread that runs the goroutine no longer enters it, nor is a
+ * goroutine born in it: goroutines started for a request outlive it
+ * (gRPC's connection writer, started by the read of a connection's
+ * first call, writes every later call's answer).
  *
  * These are exact where the runtime calls them; what a goroutine does
  * between a wake-up and the work it was woken for is not seen (a
@@ -108,13 +121,14 @@
 
 enum {
 	DT_GO_EXECUTE, DT_GO_STOPM, DT_GO_GOREADY, DT_GO_GOEXIT0,
-	DT_GO_CHANSEND, DT_GO_CHANRECV, DT_GO_SELECTGO, DT_GO_FNS
+	DT_GO_CHANSEND, DT_GO_CHANRECV, DT_GO_SELECTGO, DT_GO_NEWPROC1,
+	DT_GO_RUNQPUT, DT_GO_FNS
 };
 
 static const char *const dt_go_fn_names[DT_GO_FNS] = {
 	"runtime.execute", "runtime.stopm", "runtime.goready",
 	"runtime.goexit0", "runtime.chansend", "runtime.chanrecv",
-	"runtime.selectgo",
+	"runtime.selectgo", "runtime.newproc1", "runtime.runqput",
 };
 
 #define DT_GO_BINS 4
@@ -153,6 +167,7 @@ struct dt_go_slot {
 	bool untraced;		/* it read an untraced request since */
 	unsigned long g;
 	unsigned long chan;	/* g in a channel operation (its wake-up's) */
+	unsigned long born;	/* g starting a goroutine (newproc1 seen) */
 };
 
 static struct dt_go_slot dt_go_slots[1 << DT_GO_SLOT_BITS];
@@ -356,12 +371,14 @@ static void dt_go_switch(unsigned long g)
 	s->g = g;
 	s->untraced = false;
 	s->chan = 0;
+	s->born = 0;
 	if (dt_go_idle())
 		return;
 	if (g) {
 		spin_lock_irqsave(&dt_go_lock, irq);
 		e = dt_go_find_locked(task_tgid_nr(current), g);
-		if (e && e->ctx && !READ_ONCE(e->ctx->dead))
+		if (e && e->ctx && !READ_ONCE(e->ctx->dead) &&
+		    !READ_ONCE(e->ctx->answered))
 			c = dt_ctx_get(e->ctx);
 		spin_unlock_irqrestore(&dt_go_lock, irq);
 	}
@@ -408,6 +425,37 @@ static void dt_go_ready(unsigned long by, unsigned long gp)
 	dt_ctx_put(old);
 	dt_ctx_put(c);
 	dt_ctx_put(far);
+	dt_mem_free(DT_MEM_GOROUTINES, spare);
+}
+
+/*
+ * Goroutine by, running (its thread on the scheduler's stack), started
+ * gp: gp is born in by's context, as many hand-offs from the request's
+ * I/O as by (a start is no hand-off: gRPC's server reads a connection's
+ * first bytes in one goroutine, which starts the connection's reader,
+ * which starts each call's); nothing if by is in none. A g is reused
+ * only after goexit0 forgot it, so gp has no entry of its own to keep.
+ */
+static void dt_go_born(unsigned long by, unsigned long gp)
+{
+	pid_t tgid = task_tgid_nr(current);
+	struct dt_ctx *c, *old;
+	struct dt_go_g *spare, *e;
+	enum dt_reason reason;
+	unsigned long irq;
+
+	c = dt_flags_ctx(current, &reason);
+	if (!c || READ_ONCE(c->answered)) {
+		dt_ctx_put(c);
+		return;
+	}
+	spare = dt_go_spare();
+	spin_lock_irqsave(&dt_go_lock, irq);
+	e = dt_go_find_locked(tgid, by);
+	old = dt_go_set_locked(tgid, gp, c, false,
+			       e && e->ctx == c ? e->hops : 0, &spare);
+	spin_unlock_irqrestore(&dt_go_lock, irq);
+	dt_ctx_put(old);
 	dt_mem_free(DT_MEM_GOROUTINES, spare);
 }
 
@@ -627,10 +675,38 @@ static int dt_go_on_goexit0(struct uprobe_consumer *uc, struct pt_regs *regs)
 	return 0;
 }
 
+/* newproc1(fn, callergp, callerpc, ...): callergp starts a goroutine. */
+static int dt_go_on_newproc1(struct uprobe_consumer *uc, struct pt_regs *regs)
+{
+	struct dt_go_slot *s = dt_go_slot();
+
+	if (!dt_go_idle() && dt_go_runs(s, regs->bx))
+		s->born = regs->bx;
+	return 0;
+}
+
+/*
+ * runqput(pp, gp, next): after newproc1 on this thread, gp is the new
+ * goroutine (newproc queues it next, at once); otherwise a woken one.
+ */
+static int dt_go_on_runqput(struct uprobe_consumer *uc, struct pt_regs *regs)
+{
+	struct dt_go_slot *s = dt_go_slot();
+	unsigned long by = s->born;
+
+	if (!by || READ_ONCE(s->tid) != task_pid_nr(current))
+		return 0;
+	s->born = 0;
+	if ((regs->cx & 0xff) && regs->bx && dt_go_runs(s, by))
+		dt_go_born(by, regs->bx);
+	return 0;
+}
+
 static int (*const dt_go_handlers[DT_GO_FNS])(struct uprobe_consumer *,
 					       struct pt_regs *) = {
 	dt_go_on_execute, dt_go_on_stopm, dt_go_on_goready, dt_go_on_goexit0,
 	dt_go_on_chansend, dt_go_on_chanrecv, dt_go_on_selectgo,
+	dt_go_on_newproc1, dt_go_on_runqput,
 };
 
 /* Under dt_go_mutex: b's uprobes off (the first n of them). */
@@ -751,8 +827,8 @@ void dt_go_disarm(void)
 
 /*
  * sysfs go: "PATH OFFSET_EXECUTE OFFSET_STOPM OFFSET_GOREADY
- * OFFSET_GOEXIT0 OFFSET_CHANSEND OFFSET_CHANRECV OFFSET_SELECTGO"
- * registers a binary (file offsets, as the dtracer
+ * OFFSET_GOEXIT0 OFFSET_CHANSEND OFFSET_CHANRECV OFFSET_SELECTGO
+ * OFFSET_NEWPROC1 OFFSET_RUNQPUT" registers a binary (file offsets, as the dtracer
  * command's go finds them), "-PATH" removes it, "clear" all. The probes
  * go on at once if the probe is armed; nothing is half-applied.
  */

@@ -13,7 +13,7 @@
 const char *const dt_go_fns[DT_GO_FNS] = {
 	"runtime.execute", "runtime.stopm", "runtime.goready",
 	"runtime.goexit0", "runtime.chansend", "runtime.chanrecv",
-	"runtime.selectgo",
+	"runtime.selectgo", "runtime.newproc1", "runtime.runqput",
 };
 
 static int fail(char *err, size_t errlen, const char *fmt, ...)

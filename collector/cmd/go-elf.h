@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum { DT_GO_FNS = 7 };
+enum { DT_GO_FNS = 9 };
 
 /* The functions, in the order of sysfs go's offsets. */
 extern const char *const dt_go_fns[DT_GO_FNS];

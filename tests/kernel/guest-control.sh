@@ -224,11 +224,11 @@ n=$(awk 'NF != 2 || $2 !~ /^[0-9]+$/' $sys/stats | wc -l)
 # no pages: EIO), five copies to pass the limit of four.
 dtracer=$DT_BUILDDIR/collector/dtracer
 check "go reads empty" test -z "$(cat $sys/go)"
-for bad in bogus '/tmp 1 2 3' '/tmp 1 2 3 4 5 6 7 8' '/tmp 0 1 2 3 4 5 6' '/tmp x 1 2 3 4 5 6' '-' 'tmp 1 2 3 4 5 6 7'; do
+for bad in bogus '/tmp 1 2 3' '/tmp 1 2 3 4 5 6 7 8 9 10' '/tmp 0 1 2 3 4 5 6 7 8' '/tmp x 1 2 3 4 5 6 7 8' '-' 'tmp 1 2 3 4 5 6 7 8 9'; do
 	check "go refuses '$bad' with EINVAL" write_expect $sys/go "$bad" "Invalid argument"
 done
-check "go refuses a directory with EINVAL" write_expect $sys/go "/tmp 1 2 3 4 5 6 7" "Invalid argument"
-check "go refuses a missing file with ENOENT" write_expect $sys/go "/nonexistent 1 2 3 4 5 6 7" "No such file"
+check "go refuses a directory with EINVAL" write_expect $sys/go "/tmp 1 2 3 4 5 6 7 8 9" "Invalid argument"
+check "go refuses a missing file with ENOENT" write_expect $sys/go "/nonexistent 1 2 3 4 5 6 7 8 9" "No such file"
 check "go refuses to remove what it does not follow with ENOENT" \
 	write_expect $sys/go "-/bin/sh" "No such file"
 check "dtracer go refuses a program that is not Go, saying why" sh -c \

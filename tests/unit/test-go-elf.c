@@ -28,6 +28,7 @@ struct image {
 static const char names[] =
 	"\0runtime.execute\0runtime.stopm\0runtime.goready\0runtime.goexit0"
 	"\0runtime.chansend\0runtime.chanrecv\0runtime.selectgo"
+	"\0runtime.newproc1\0runtime.runqput"
 	"\0runtime.executeX\0main.main";
 
 /* A symbol's name offset in names. */
@@ -44,7 +45,8 @@ static uint32_t name_at(const char *s)
 /*
  * Text at file offset TEXT, virtual BASE + TEXT, 0x8000 bytes; symbols:
  * execute at +0x100, stopm +0x200, goready +0x300, goexit0 +0x400,
- * chansend +0x500, chanrecv +0x600, selectgo +0x700, and decoys (a
+ * chansend +0x500, chanrecv +0x600, selectgo +0x700, newproc1 +0x800,
+ * runqput +0x900, and decoys (a
  * longer name, an object, main.main).
  */
 static struct image make(int with_symtab)
@@ -53,7 +55,7 @@ static struct image make(int with_symtab)
 	Elf64_Ehdr eh = { 0 };
 	Elf64_Phdr ph[2] = { { 0 } };
 	Elf64_Shdr sh[3] = { { 0 } };
-	Elf64_Sym sym[11] = { { 0 } };
+	Elf64_Sym sym[13] = { { 0 } };
 	int n = 0;
 
 	im.len = TEXT + 0x8000 + sizeof(sym) + sizeof(names) + sizeof(sh);
@@ -116,6 +118,12 @@ static struct image make(int with_symtab)
 	sym[++n] = (Elf64_Sym){ .st_name = name_at("runtime.selectgo"),
 		.st_info = ELF64_ST_INFO(STB_GLOBAL, STT_FUNC),
 		.st_value = BASE + TEXT + 0x700 };
+	sym[++n] = (Elf64_Sym){ .st_name = name_at("runtime.newproc1"),
+		.st_info = ELF64_ST_INFO(STB_GLOBAL, STT_FUNC),
+		.st_value = BASE + TEXT + 0x800 };
+	sym[++n] = (Elf64_Sym){ .st_name = name_at("runtime.runqput"),
+		.st_info = ELF64_ST_INFO(STB_GLOBAL, STT_FUNC),
+		.st_value = BASE + TEXT + 0x900 };
 
 	sh[1].sh_type = SHT_SYMTAB;
 	sh[1].sh_offset = im.sym_off;
@@ -160,9 +168,11 @@ int main(void)
 	ok(!ret && off[0] == TEXT + 0x100 && off[1] == TEXT + 0x200 &&
 	   off[2] == TEXT + 0x300 && off[3] == TEXT + 0x400 &&
 	   off[4] == TEXT + 0x500 && off[5] == TEXT + 0x600 &&
-	   off[6] == TEXT + 0x700,
+	   off[6] == TEXT + 0x700 && off[7] == TEXT + 0x800 &&
+	   off[8] == TEXT + 0x900,
 	   "file offsets of execute, stopm, goready, goexit0, chansend, "
-	   "chanrecv, selectgo (decoys: a longer name, an object of the "
+	   "chanrecv, selectgo, newproc1, runqput (decoys: a longer name, an "
+	   "object of the "
 	   "same name)");
 
 	ret = offsets(bare.b, bare.len, off, err, sizeof(err));
