@@ -160,6 +160,7 @@ struct dt_ctx {
 	pid_t reader;			/* the thread that read it */
 	unsigned int threads;		/* entries in it (dt_flags_lock) */
 	bool dead;			/* the socket is gone */
+	bool answered;			/* its response was written */
 	struct rcu_head rcu;
 };
 

@@ -468,6 +468,8 @@ static bool dt_send_begin(struct sock *sk, const struct dt_sender *by,
 	else if (kind == DT_UNMARKED && by && !by->client)
 		dt_flags_leave(current);
 	if (kind == DT_RESPONSE && !w->interim) {
+		if (owner)
+			WRITE_ONCE(owner->answered, true);
 		dt_handoff_answered(owner);
 		dt_loop_answered(owner);
 	}

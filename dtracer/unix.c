@@ -14,7 +14,10 @@
  *    - a request of C, if the writer works for C and has not answered
  *      it yet;
  *    - else untraced bytes, noted only on a socket that has an entry
- *      (one that carried traced bytes before).
+ *      (one that carried traced bytes before);
+ *    - but an interim answer to a traced request (a whole write of
+ *      HTTP/2's connection frames or an HTTP 1xx, interim.h) is none of
+ *      these: the request stays the peer's last bytes.
  * 2. A read (kprobe on unix_stream_read_actor, which copies each chunk
  *    in the reader's context; the chunk's skb belongs to the socket that
  *    wrote it): bytes of a request of C: the reader works for C (flag
@@ -22,6 +25,9 @@
  *    reader works for C again (resumed); untraced bytes, or bytes from a
  *    socket that never carried traced ones: the reader turns to other
  *    work and leaves its context (a client stays a client).
+ * 3. A thread running a goroutine (goroutines.c) has the goroutine take
+ *    its context after a read or write that changed it, as after a TCP
+ *    read or write.
  *
  * Entries go when their socket is destroyed (kprobe on
  * unix_sock_destructor: a socket's skbs hold it, so an entry lasts as
@@ -44,6 +50,7 @@
  */
 #include "dtracer.h"
 #include "hooks.h"
+#include "interim.h"
 
 #include <linux/hashtable.h>
 #include <linux/kprobes.h>
@@ -99,7 +106,7 @@ static void dt_unix_set_locked(struct dt_unix *e, enum dt_unix_kind kind,
 	lockdep_assert_held(&dt_unix_lock);
 	dt_ctx_put(e->ctx);
 	e->ctx = c ? dt_ctx_get(c) : NULL;
-	e->kind = kind;
+	WRITE_ONCE(e->kind, kind);
 	e->by = by;
 }
 
@@ -166,13 +173,36 @@ static enum dt_unix_kind dt_unix_note(const struct sock *sk,
 	return kind;
 }
 
+/*
+ * Whether a write (msg) is an interim answer (interim.h: HTTP/2's
+ * connection frames, an HTTP 1xx): a whole write of 64 bytes at most.
+ */
+static bool dt_unix_interim(const struct msghdr *msg)
+{
+	size_t total = iov_iter_count(&msg->msg_iter);
+	u8 b[DT_ANSWER_HEAD];
+	enum dt_answer a;
+	u32 next;
+	long n;
+
+	if (!total || total > sizeof(b))
+		return false;
+	n = dt_msg_user_copy(msg, b, total);
+	if (n <= 0)
+		return false;
+	a = dt_answer_of(b, n, total, &next);
+	return a == DT_ANSWER_CONTROL || a == DT_ANSWER_INTERIM;
+}
+
 /* Before a write on a UNIX stream socket: what its bytes are. */
 static int dt_unix_send(struct kprobe *p, struct pt_regs *regs)
 {
 	struct socket *sock = (void *)regs_get_kernel_argument(regs, 0);
+	const struct msghdr *msg = (void *)regs_get_kernel_argument(regs, 1);
 	const struct sock *sk = READ_ONCE(sock->sk), *peer;
 	struct dt_sender by;
 	struct dt_ctx *owner;
+	struct dt_unix *pe;
 	bool flagged;
 
 	/* Nothing flagged, nothing followed: the usual case, no lookup. */
@@ -182,14 +212,31 @@ static int dt_unix_send(struct kprobe *p, struct pt_regs *regs)
 	if (!peer)
 		return 0;
 	rcu_read_lock();
+	/*
+	 * An interim answer to a traced request (Go's gRPC server acks
+	 * nginx's SETTINGS as it reads a call) answers nothing: the request
+	 * stays the peer's last bytes.
+	 */
+	pe = dt_unix_find(peer);
+	if (pe && READ_ONCE(pe->kind) == DT_UNIX_REQUEST &&
+	    dt_unix_interim(msg)) {
+		rcu_read_unlock();
+		dt_stat_inc(DT_STAT_INTERIM);
+		return 0;
+	}
 	flagged = dt_flag_sender(current, &by);
 	if (dt_unix_note(sk, peer, flagged ? &by : NULL, &owner) ==
 	    DT_UNIX_RESPONSE) {
 		if (!(flagged && (by.client || by.ctx == owner)))
 			dt_flags_enter(current, owner, DT_REASON_RESUMED);
 		dt_flags_answered(current, owner);
+		WRITE_ONCE(owner->answered, true);
+		rcu_read_unlock();
+		/* The goroutine this thread runs, if any, with it. */
+		dt_go_mirror(false);
+	} else {
+		rcu_read_unlock();
 	}
-	rcu_read_unlock();
 	dt_ctx_put(owner);
 	return 0;
 }
@@ -230,6 +277,14 @@ static int dt_unix_read(struct kprobe *p, struct pt_regs *regs)
 	else if (flagged && !by.client)
 		dt_flags_leave(current);
 	dt_ctx_put(c);
+	/*
+	 * The goroutine this thread runs, if any, is where it is now (as
+	 * after a TCP read, ingress.c): Go's gRPC server reads a call, then
+	 * may wait for a lock before it starts the call's goroutine, and the
+	 * thread that runs it next takes the goroutine's context.
+	 */
+	if (kind != DT_UNIX_UNTRACED || (flagged && !by.client))
+		dt_go_mirror(kind == DT_UNIX_REQUEST);
 	return 0;
 }
 
