@@ -3,8 +3,10 @@
 # of t-fidelity's three guests (tests/kernel/guest-fidelity.sh: nginx
 # with and without upstream keep-alive, 1 MiB answers, redis beside a
 # pipelining benchmark, a thread pool, a mixed chain, a Node.js event
-# loop, a Go tier and, here only (DT_FIDELITY_BENCH=1), a Python asyncio
-# and a Java thread-pool middle tier under ab -k -c 32). Not a pass/fail test:
+# loop, a Go tier, gRPC to Go's server and, here only
+# (DT_FIDELITY_BENCH=1), a Python asyncio and a Java thread-pool middle
+# tier under ab -k -c 32, io_uring, gRPC to Python's server). Not a
+# pass/fail test:
 # the runs' own checks may fail; the figures are read from the servers'
 # own logs (ground truth: per request, whether the thread serving it
 # was flagged when it read it) kept in each run's results.
@@ -53,14 +55,16 @@ done
 # Each log line: PATH traced|untraced TID. Scenario: the path's
 # /f-NAME/ or /b-NAME/; the hops that log, per scenario: dt-c's
 # dt-httpd (every scenario but redis), dt-b's event loop, Go, asyncio
-# and Java tiers, the io_uring tier's three modes. The asyncio tier's
+# and Java tiers, the io_uring tier's three modes, the gRPC servers
+# (Python's, Go's). The asyncio tier's
 # two upstream calls (PATH/1, PATH/2) are one request of the chain
 # (PATH).
 for r in "$out"/run-*/; do
 	for f in "$r"dt-c/httpd.log:backend "$r"dt-b/evloop.log:middle \
 		"$r"dt-b/gomid.log:middle "$r"dt-b/aiomid.log:middle \
 		"$r"dt-b/javamid.log:middle "$r"dt-b/uring.log:middle \
-		"$r"dt-b/sqpoll.log:middle "$r"dt-b/iowq.log:middle; do
+		"$r"dt-b/sqpoll.log:middle "$r"dt-b/iowq.log:middle \
+		"$r"dt-b/grpc.log:middle "$r"dt-b/grpcgo.log:middle; do
 		[ -f "${f%:*}" ] || continue
 		awk -v run="$r" -v hop="${f##*:}" '
 			match($1, /^\/[fb]-[a-z]+\//) {

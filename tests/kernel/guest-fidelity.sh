@@ -20,6 +20,10 @@
 #                               8087, 8088: nginx to php-fpm
 #                               (FastCGI, dt-fpm.php) over
 #                               /tmp/php.sock, over TCP -> 8000
+#                               8089, 8099: nginx's grpc_pass to
+#                               a gRPC server (Go's, dt-grpcgo;
+#                               Python's, dt-grpc.py) over
+#                               /tmp/grpc.sock, over TCP -> 8000
 #                               8091: Go net/http   ---->
 #                               8092: Python asyncio -->
 #                               8094-8096: io_uring ---->
@@ -89,6 +93,14 @@
 # frames (SETTINGS, WINDOW_UPDATE, their ACKs) answer no stream, so
 # nginx starts one context per flagged request (exact); at the backend,
 # the issue's target (nginx's calls by deferred.c's order, a guess).
+# And gRPC (unary calls; HTTP/2 on both sides) through nginx's
+# grpc_pass to Go's gRPC server (Debian's grpc-go, dt-grpcgo, followed
+# by `dtracer go`: each call runs in a goroutine its connection's reader
+# starts), over a UNIX socket and over TCP, beside h2load's 32
+# connections of up to 16 calls, paced: at nginx as HTTP/2 (answers
+# exact), behind it a floor; with DT_FIDELITY_BENCH=1, the same to
+# Python's (python3-grpcio: a poller thread hands each call to a pool
+# of 4; not followed), measured.
 # And, with DT_FIDELITY_BENCH=1 only, io_uring (dt-uring on dt-b: one
 # thread, one ring, 8 kept-alive upstream connections, under ab -k -c
 # 32): plain, with SQPOLL's kernel thread doing the I/O, and with
@@ -178,6 +190,14 @@ nginx_conf() {
 		upstream fpmtcp {
 			server 127.0.0.1:9001;
 		}
+		upstream grpc {
+			server unix:/tmp/grpc.sock;
+			keepalive 8;
+		}
+		upstream grpctcp {
+			server 127.0.0.1:8098;
+			keepalive 8;
+		}
 		server {
 			listen 8080;
 			location / {
@@ -235,6 +255,18 @@ nginx_conf() {
 			}
 		}
 		server {
+			listen 8089 http2;
+			location / {
+				grpc_pass grpc://grpc;
+			}
+		}
+		server {
+			listen 8099 http2;
+			location / {
+				grpc_pass grpc://grpctcp;
+			}
+		}
+		server {
 			listen 8084 http2;
 			location / {
 				proxy_pass http://ka;
@@ -268,12 +300,22 @@ nginx_conf() {
 load() {
 	if [ "${lg:-}" = h2 ]; then
 		h2load -c 32 -m 16 -D 3600 "$3" > /tmp/loops-$1 2>&1 &
+	elif [ "${lg:-}" = grpc ]; then
+		h2load -c 32 -m 16 --rps $grpc_rps -D 3600 $grpc_args \
+			-d /tmp/grpc-b-$1 "$3" \
+			> /tmp/loops-$1 2>&1 &
 	else
 		ab -k -c 32 -t 3600 -n 10000000 "$3" > /tmp/loops-$1 2>&1 &
 	fi
 	loops=$!
 	check "[$1] the load generator holds 32 connections" wait_for $(slow 120) sh -c \
 		"[ \$(ss -Htn state established '( dport = :${2%% *} )' | wc -l) -ge 32 ]"
+}
+
+# grpc_message TEXT FILE: FILE holds one gRPC message (not compressed,
+# its length in 4 bytes, big-endian) whose bytes are TEXT (under 256).
+grpc_message() {
+	printf "\\000\\000\\000\\000\\$(printf %03o ${#1})%s" "$1" > "$2"
 }
 
 # loops NAME URL...: an unflagged curl loop per URL (a curl glob: its
@@ -399,6 +441,15 @@ client() {
 		test "$1" -gt 0 -a "$1" = "$2" -a "$5" -gt "$fbytes"
 	check "[$_name] no answer to the loops came back marked ($4 of $3 segments)" \
 		test "$3" -gt 0 -a "$4" = 0
+}
+
+# grpc_client PHASE NAME PORT: dt-a's side of a gRPC phase: the flagged
+# h2load's N unary calls on one connection to nginx's PORT (their
+# message /f-NAME/1), beside the load ($grpc_rps calls a second on each
+# of 32 connections, /b-NAME/1).
+grpc_client() {
+	fargs="-c 1 -m 1 -n $N $grpc_args -d /tmp/grpc-f-$2 http://dt-b:$3/dt.Fid/Call"
+	client "$1" "$2" dt-b "$3" "" "http://dt-b:$3/dt.Fid/Call"
 }
 
 # redis_client PHASE: dt-a's side of the store's phase. redis-benchmark
@@ -819,6 +870,31 @@ dt-a)
 		http://dt-b:8087/b-fpm/1
 	phase 20 && client 20 fpmtcp dt-b 8088 "http://dt-b:8088/f-fpmtcp/[1-$N]" \
 		http://dt-b:8088/b-fpmtcp/1
+	# gRPC (unary calls, HTTP/2 on both sides) through nginx's
+	# grpc_pass to a server over a UNIX socket (8089), then over TCP
+	# (8099): Go's (dt-grpcgo), then, with DT_FIDELITY_BENCH=1 only,
+	# Python's (dt-grpc.py). The flagged h2load's N calls one after
+	# another on one connection, beside h2load's 32 connections of up
+	# to 16 calls at once, paced (--rps per connection: unpaced, each
+	# flagged call waited behind 512). A call's message is the path the
+	# server asks the backend for.
+	grpc_args="-H content-type:application/grpc -H te:trailers"
+	for n in grpcgo grpcgotcp grpc grpctcp; do
+		for p in f b; do
+			grpc_message "/$p-$n/1" /tmp/grpc-$p-$n
+		done
+	done
+	fcmd=h2load fnum=$N lg=grpc grpc_rps=0.5
+	# Over TCP first: nginx's calls over the UNIX socket are not counted
+	# in deferred.c's order, and the requests read for them would be
+	# taken for the next calls over TCP until the order's check puts it
+	# right (docs/limitations.md).
+	phase 24 && grpc_client 24 grpcgotcp 8099
+	phase 23 && grpc_client 23 grpcgo 8089
+	grpc_rps=0.25
+	[ "$go" = 1 ] && phase 21 && grpc_client 21 grpc 8089
+	[ "$go" = 1 ] && phase 22 && grpc_client 22 grpctcp 8099
+	fcmd= fargs= fnum= lg=
 	# io_uring (dt-uring): every socket operation submitted on one
 	# ring by one thread, plain, then with a kernel thread polling the
 	# submissions (SQPOLL), then each done by io-wq's workers
@@ -959,6 +1035,67 @@ dt-b)
 		cp /tmp/fpm.log /tmp/php/error.log "$DT_RESULTS/"
 		kill $fpid
 	fi
+	# nginx -> gRPC (HTTP/2 on both sides: nginx's grpc_pass, one
+	# call at a time on each upstream connection) -> Go's gRPC server
+	# (a goroutine reading each connection, a new one running each
+	# call: followed by `dtracer go`), then Python's (gRPC's C core
+	# reading every connection in one poller thread, handing each call
+	# to a pool of 4 threads: not followed, measured).
+	if phase 23 || phase 24; then
+		# From the guest's tmpfs (uprobes; as dt-gomid).
+		grpcgo=/tmp/dt-grpcgo
+		cp "$DT_BUILDDIR/tests/vm/build/dt-grpcgo" $grpcgo
+		check "dtracer go: dt-grpcgo's goroutines followed" \
+			"$DT_BUILDDIR/collector/dtracer" go "$grpcgo"
+		GOMAXPROCS=4 $grpcgo /tmp/grpc.sock 8098 dt-c:8000 \
+			/tmp/grpcgo.log 2> /tmp/grpcgo.err &
+		cpid=$!
+		check "dt-grpcgo (Debian's grpc-go, GOMAXPROCS 4) listens on /tmp/grpc.sock and 8098" \
+			wait_for 60 sh -c "ss -Hlx | grep -q /tmp/grpc.sock &&
+				ss -Hltn | grep -q ':8098 '"
+		# Each call's goroutine is born in its reader's context
+		# (goroutines.c); nginx's upstream writes are in its loop's
+		# context (over a UNIX socket: its last read's, a guess) or
+		# by deferred.c's order (over TCP, a guess): checked to a
+		# floor, the figures in docs/benchmarks.md.
+		if phase 24; then
+			server 24 grpcgotcp $pids $rpid $cpid
+			guess grpcgotcp $N 75 2 /tmp/grpcgo.log \
+				"Go's gRPC server behind nginx over TCP"
+		fi
+		if phase 23; then
+			_bm=$(stat_of unix_hops)
+			server 23 grpcgo $pids $rpid $cpid
+			guess grpcgo $N 60 2 /tmp/grpcgo.log \
+				"Go's gRPC server behind nginx's UNIX socket"
+			_bt=$(awk '/^\/f-grpcgo\// && $2 == "traced"' /tmp/grpcgo.log | wc -l)
+			check "[grpcgo] a context came over the UNIX socket for each call traced ($_bt; unix_hops grew by $(($(stat_of unix_hops) - _bm)))" \
+				test $(($(stat_of unix_hops) - _bm)) -ge "$_bt" -a "$_bt" -gt 0
+		fi
+		cp /tmp/grpcgo.log /tmp/grpcgo.err "$DT_RESULTS/"
+		kill $cpid
+		check "dtracer go --remove: dt-grpcgo no longer followed" sh -c \
+			"'$DT_BUILDDIR/collector/dtracer' go --remove '$grpcgo' && ! grep -q . $sys/go"
+	fi
+	if [ "$go" = 1 ] && { phase 21 || phase 22; }; then
+		"$DT_BUILDDIR/tests/vm/build/grpc/bin/python3-grpc" \
+			"$DT_SRCDIR/tests/tools/dt-grpc.py" /tmp/grpc.sock 8098 \
+			dt-c:8000 /tmp/grpc.log 4 > /tmp/grpc.err 2>&1 &
+		cpid=$!
+		check "dt-grpc.py (Debian's python3-grpcio, unpacked) listens on /tmp/grpc.sock and 8098" \
+			wait_for 120 sh -c "ss -Hlx | grep -q /tmp/grpc.sock &&
+				ss -Hltn | grep -q ':8098 '"
+		if phase 21; then
+			server 21 grpc $pids $rpid $cpid
+			measured grpc $N /tmp/grpc.log "the gRPC server behind nginx's UNIX socket"
+		fi
+		if phase 22; then
+			server 22 grpctcp $pids $rpid $cpid
+			measured grpctcp $N /tmp/grpc.log "the gRPC server behind nginx over TCP"
+		fi
+		cp /tmp/grpc.log /tmp/grpc.err "$DT_RESULTS/"
+		kill $cpid
+	fi
 	if [ "$go" = 1 ] && phase 14; then
 		uring 14 uring 8094
 	fi
@@ -1078,6 +1215,22 @@ dt-c)
 	if phase 20; then
 		server 20 fpmtcp $hpid $pool $mixed
 		target fpmtcp $N
+	fi
+	if phase 24; then
+		server 24 grpcgotcp $hpid $pool $mixed
+		guess grpcgotcp $N 75 2 /tmp/httpd.log "the backend"
+	fi
+	if phase 23; then
+		server 23 grpcgo $hpid $pool $mixed
+		guess grpcgo $N 60 2 /tmp/httpd.log "the backend"
+	fi
+	if [ "$go" = 1 ] && phase 21; then
+		server 21 grpc $hpid $pool $mixed
+		measured grpc $N
+	fi
+	if [ "$go" = 1 ] && phase 22; then
+		server 22 grpctcp $hpid $pool $mixed
+		measured grpctcp $N
 	fi
 	# io_uring, measured only (docs/limitations.md): the ring's reads
 	# and calls by one thread (the program's; SQPOLL's kernel thread)

@@ -6,7 +6,8 @@
 VM_BUILD = %reldir%/build
 vm_data = $(VM_BUILD)/initramfs.cpio.gz $(VM_BUILD)/modtree.stamp \
 	$(VM_BUILD)/nginx.stamp $(VM_BUILD)/redis.stamp $(VM_BUILD)/gunicorn.stamp \
-	$(VM_BUILD)/php.stamp $(VM_BUILD)/dt-gomid
+	$(VM_BUILD)/php.stamp $(VM_BUILD)/grpc.stamp $(VM_BUILD)/dt-gomid \
+	$(VM_BUILD)/dt-grpcgo
 check_DATA += %reldir%/config.sh
 if VM_TESTS
 check_DATA += $(vm_data)
@@ -51,6 +52,17 @@ $(VM_BUILD)/php.stamp: $(srcdir)/tests/vm/get-php.sh \
 		$(abs_srcdir)/lttng-modules/apt-download.sh
 	@touch $@
 
+# ... and its gRPC server's runtime: Debian's python3-grpcio unpacked
+# for the guests.
+EXTRA_DIST += %reldir%/get-grpc.sh
+$(VM_BUILD)/grpc.stamp: $(srcdir)/tests/vm/get-grpc.sh \
+		$(srcdir)/tests/vm/debs-lib.sh
+	@$(MKDIR_P) $(VM_BUILD)
+	$(AM_V_GEN)$(SHELL) $(srcdir)/tests/vm/get-grpc.sh \
+		$(abs_builddir)/$(VM_BUILD)/grpc \
+		$(abs_srcdir)/lttng-modules/apt-download.sh
+	@touch $@
+
 # A Go program: bench/fidelity.sh's middle tier, and t-control's program
 # under `dtracer go`'s uprobes; built with Debian's golang-go (no module:
 # the standard library only; the build cache in the build tree).
@@ -59,6 +71,14 @@ $(VM_BUILD)/dt-gomid: $(srcdir)/tests/tools/dt-gomid.go
 	@command -v go > /dev/null || { echo "dt-gomid: no go command: apt-get install golang-go" >&2; exit 1; }
 	$(AM_V_GEN)GOCACHE=$(abs_builddir)/$(VM_BUILD)/gocache GO111MODULE=off \
 		GOFLAGS= go build -o $@ $(srcdir)/tests/tools/dt-gomid.go
+
+# t-fidelity's gRPC server in Go: grpc-go from the unpacked -dev packages
+# (a GOPATH, no module).
+$(VM_BUILD)/dt-grpcgo: $(srcdir)/tests/tools/dt-grpcgo.go $(VM_BUILD)/grpc.stamp
+	@command -v go > /dev/null || { echo "dt-grpcgo: no go command: apt-get install golang-go" >&2; exit 1; }
+	$(AM_V_GEN)GOCACHE=$(abs_builddir)/$(VM_BUILD)/gocache GO111MODULE=off \
+		GOPATH=$(abs_builddir)/$(VM_BUILD)/grpc/usr/share/gocode \
+		GOFLAGS= go build -o $@ $(srcdir)/tests/tools/dt-grpcgo.go
 
 $(VM_BUILD)/modtree.stamp: $(srcdir)/tests/vm/mkmodtree.sh \
 		dtracer/dtracer.ko probes/lttng-probe-dtracer.ko \
@@ -89,7 +109,7 @@ EXTRA_DIST += %reldir%/debug-kernel.config \
 check-debug: %reldir%/config.sh $(check_PROGRAMS) $(bin_PROGRAMS) \
 		$(bt2plugin_LTLIBRARIES) $(VM_BUILD)/nginx.stamp \
 		$(VM_BUILD)/redis.stamp $(VM_BUILD)/gunicorn.stamp \
-		$(VM_BUILD)/php.stamp
+		$(VM_BUILD)/php.stamp $(VM_BUILD)/grpc.stamp
 	$(SHELL) $(srcdir)/scripts/debug-kernel.sh '$(KERNEL_HEADERS_PKG)'
 	DT_SRCDIR='$(abs_top_srcdir)' DT_BUILDDIR='$(abs_top_builddir)' \
 		BUSYBOX='$(BUSYBOX)' $(SHELL) $(srcdir)/tests/vm/check-debug.sh \
@@ -197,7 +217,8 @@ AM_TESTS_ENVIRONMENT += DT_SUITE='$(DEBIAN_SUITE)' \
 check-kernel: %reldir%/config.sh $(check_PROGRAMS) $(bin_PROGRAMS) \
 		$(bt2plugin_LTLIBRARIES) $(VM_BUILD)/nginx.stamp \
 		$(VM_BUILD)/redis.stamp $(VM_BUILD)/gunicorn.stamp \
-		$(VM_BUILD)/php.stamp $(SUITE_BUILD)/built.stamp
+		$(VM_BUILD)/php.stamp $(VM_BUILD)/grpc.stamp \
+		$(SUITE_BUILD)/built.stamp
 	DT_SRCDIR='$(abs_top_srcdir)' DT_BUILDDIR='$(abs_top_builddir)' \
 		DT_SUITE='$(DEBIAN_SUITE)' $(SHELL) $(srcdir)/tests/vm/check-kernel.sh \
 		run $(SUITE_TESTS)
