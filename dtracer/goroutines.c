@@ -665,6 +665,15 @@ static int dt_go_on_stopm(struct uprobe_consumer *uc, struct pt_regs *regs)
 
 static int dt_go_on_goready(struct uprobe_consumer *uc, struct pt_regs *regs)
 {
+	struct dt_go_slot *s = dt_go_slot();
+
+	/*
+	 * A start that runqput did not follow at once (a runtime that
+	 * inlines it there, or starts a goroutine parked) is forgotten: the
+	 * runqput of this wake-up is not its.
+	 */
+	if (READ_ONCE(s->tid) == task_pid_nr(current))
+		s->born = 0;
 	dt_go_ready(regs->r14, regs->ax);
 	return 0;
 }
@@ -828,9 +837,10 @@ void dt_go_disarm(void)
 /*
  * sysfs go: "PATH OFFSET_EXECUTE OFFSET_STOPM OFFSET_GOREADY
  * OFFSET_GOEXIT0 OFFSET_CHANSEND OFFSET_CHANRECV OFFSET_SELECTGO
- * OFFSET_NEWPROC1 OFFSET_RUNQPUT" registers a binary (file offsets, as the dtracer
- * command's go finds them), "-PATH" removes it, "clear" all. The probes
- * go on at once if the probe is armed; nothing is half-applied.
+ * OFFSET_NEWPROC1 OFFSET_RUNQPUT" registers a binary (file offsets, as
+ * the dtracer command's go finds them), "-PATH" removes it, "clear" all.
+ * The probes go on at once if the probe is armed; nothing is
+ * half-applied.
  */
 static int dt_go_add(const char *path, const u64 *off)
 {
