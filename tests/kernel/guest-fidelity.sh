@@ -1060,7 +1060,7 @@ dt-b)
 		# floor, the figures in docs/benchmarks.md.
 		if phase 24; then
 			server 24 grpcgotcp $pids $rpid $cpid
-			guess grpcgotcp $N 75 2 /tmp/grpcgo.log \
+			guess grpcgotcp $N 60 2 /tmp/grpcgo.log \
 				"Go's gRPC server behind nginx over TCP"
 		fi
 		if phase 23; then
@@ -1218,7 +1218,7 @@ dt-c)
 	fi
 	if phase 24; then
 		server 24 grpcgotcp $hpid $pool $mixed
-		guess grpcgotcp $N 75 2 /tmp/httpd.log "the backend"
+		guess grpcgotcp $N 60 2 /tmp/httpd.log "the backend"
 	fi
 	if phase 23; then
 		server 23 grpcgo $hpid $pool $mixed
