@@ -871,8 +871,8 @@ dt-a)
 	phase 20 && client 20 fpmtcp dt-b 8088 "http://dt-b:8088/f-fpmtcp/[1-$N]" \
 		http://dt-b:8088/b-fpmtcp/1
 	# gRPC (unary calls, HTTP/2 on both sides) through nginx's
-	# grpc_pass to a server over a UNIX socket (8089), then over TCP
-	# (8099): Go's (dt-grpcgo), then, with DT_FIDELITY_BENCH=1 only,
+	# grpc_pass to a server over TCP (8099), then over a UNIX socket
+	# (8089): Go's (dt-grpcgo), then, with DT_FIDELITY_BENCH=1 only,
 	# Python's (dt-grpc.py). The flagged h2load's N calls one after
 	# another on one connection, beside h2load's 32 connections of up
 	# to 16 calls at once, paced (--rps per connection: unpaced, each
@@ -1078,6 +1078,8 @@ dt-b)
 			"'$DT_BUILDDIR/collector/dtracer' go --remove '$grpcgo' && ! grep -q . $sys/go"
 	fi
 	if [ "$go" = 1 ] && { phase 21 || phase 22; }; then
+		# The Go server's socket file stays after it.
+		rm -f /tmp/grpc.sock
 		"$DT_BUILDDIR/tests/vm/build/grpc/bin/python3-grpc" \
 			"$DT_SRCDIR/tests/tools/dt-grpc.py" /tmp/grpc.sock 8098 \
 			dt-c:8000 /tmp/grpc.log 4 > /tmp/grpc.err 2>&1 &
