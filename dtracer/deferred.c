@@ -17,7 +17,11 @@
  * before their call skipped, and the count checked against each
  * response written right after its call's answer and put right when
  * that says it is off. A read on a connection whose sending side its
- * server shut counts for nothing (it could not be answered).
+ * server shut counts for nothing (it could not be answered). After
+ * DT_LOOP_IDLE without a request read, the requests read and not
+ * called are waited for no more (their clients left while they waited
+ * for an upstream connection; HTTP/2 calls, counted exactly, have no
+ * check to put the count right).
  * A traced request read at position p is kept in dt_pending (its
  * context, the reader, p) until the reader's forward at p takes it, its
  * response is written, its socket goes, or after DT_PENDING_AGE; the
@@ -58,11 +62,15 @@
 struct dt_loop {
 	pid_t tid;
 	u32 epoch;		/* numbers the slot's owners */
+	unsigned long read_at;	/* its last read of a request (jiffies) */
 	struct dt_order o;
 };
 
 static struct dt_loop dt_loops[1 << DT_LOOPS_BITS];
 static atomic_t dt_loop_epochs = ATOMIC_INIT(0);
+
+/* A loop that read no request for this long waits for no call. */
+#define DT_LOOP_IDLE (2 * HZ)
 
 #define DT_PENDING_MAX 64
 #define DT_PENDING_AGE (10 * HZ)
@@ -101,10 +109,15 @@ static u32 dt_loop_hash(const struct sock *sk)
  * accepted; streams: the HTTP/2 streams they open (h2.c), or -1 (not
  * HTTP/2, not known). Returns whether they start a new request there,
  * and its position in *pos (order.c); a read on a connection whose
- * sending side current's process shut is none.
+ * sending side current's process shut is none. A loop that read no
+ * request for DT_LOOP_IDLE before this one waits for no call of the
+ * requests it read before (order.c's dt_order_idle, counted as a
+ * resync).
  */
 bool dt_loop_read(const struct sock *sk, bool serving, int streams, u32 *pos)
 {
+	struct dt_loop *l;
+
 	/*
 	 * Read after the server shut its sending side (php-fpm drains a
 	 * FastCGI connection after its answer, nginx's lingering close):
@@ -112,8 +125,17 @@ bool dt_loop_read(const struct sock *sk, bool serving, int streams, u32 *pos)
 	 */
 	if (serving && (READ_ONCE(sk->sk_shutdown) & SEND_SHUTDOWN))
 		return false;
-	return dt_order_read(&dt_loop_mine()->o, dt_loop_hash(sk), serving,
-			     streams, pos);
+	l = dt_loop_mine();
+	if (serving) {
+		/* Idle a while: the requests not called are no more waited for. */
+		if (l->o.fwds != l->o.reads &&
+		    time_after(jiffies, l->read_at + DT_LOOP_IDLE)) {
+			dt_order_idle(&l->o);
+			dt_stat_inc(DT_STAT_DEFERRED_RESYNCS);
+		}
+		l->read_at = jiffies;
+	}
+	return dt_order_read(&l->o, dt_loop_hash(sk), serving, streams, pos);
 }
 
 /*
@@ -202,12 +224,14 @@ void dt_loop_queue(u32 pos, struct dt_ctx *c)
 /*
  * Takes the request current read at pos out of dt_pending: its context
  * (the entry's reference, for the caller to put), or NULL if it was
- * untraced. Unless exact (a call out of order), entries of current's
- * reads before pos were answered without a forward, or forwarded by
- * another rule, or skipped: they go too.
+ * untraced; of an HTTP/2 write's calls [pos, end), the first traced
+ * one (a second one in the same write goes untraced). Unless exact (a
+ * call out of order), entries of current's reads before end were
+ * answered without a forward, or forwarded by another rule, or
+ * skipped: they go too.
  */
 static struct dt_ctx *dt_pending_take(const struct dt_loop *l, u32 pos,
-				      bool exact)
+				      u32 end, bool exact)
 {
 	struct dt_ctx *c = NULL;
 	struct dt_pending *e;
@@ -219,11 +243,12 @@ static struct dt_ctx *dt_pending_take(const struct dt_loop *l, u32 pos,
 	for (e = dt_pending; e < dt_pending + DT_PENDING_MAX; e++) {
 		if (!e->ctx || e->tid != l->tid || e->epoch != l->epoch)
 			continue;
-		if (e->pos == pos && !c && !READ_ONCE(e->ctx->dead)) {
+		if (e->pos - pos < end - pos && !c &&
+		    !READ_ONCE(e->ctx->dead)) {
 			c = e->ctx;
 			e->ctx = NULL;
 			atomic_dec(&dt_npending);
-		} else if (!exact && (s32)(e->pos - pos) <= 0) {
+		} else if (!exact && (s32)(e->pos - end) < 0) {
 			dt_pending_drop_locked(e);
 		}
 	}
@@ -234,24 +259,28 @@ static struct dt_ctx *dt_pending_take(const struct dt_loop *l, u32 pos,
 /*
  * current writes a request on sk, a connection this host opened, or
  * connects sk; counted: the forward was counted already (the first
- * write after a connect that was one). Returns DT_FWD_NONE if this is
- * no forward (the context current is in decides), else whose request
- * it is: DT_FWD_TRACED with *c (a reference, for the caller to put) or
- * DT_FWD_UNTRACED.
+ * write after a connect that was one); streams: the HTTP/2 streams the
+ * write opens (h2.c), or -1 (not HTTP/2, not known). Returns
+ * DT_FWD_NONE if this is no forward (the context current is in
+ * decides), else whose request it is: DT_FWD_TRACED with *c (a
+ * reference, for the caller to put) or DT_FWD_UNTRACED.
  */
 enum dt_fwd dt_loop_forward(const struct sock *sk, bool counted,
-			    struct dt_ctx **c)
+			    int streams, struct dt_ctx **c)
 {
 	struct dt_loop *l = dt_loop_mine();
 	enum dt_order_fwd f;
-	u32 pos;
+	u32 pos, end;
 
 	*c = NULL;
-	f = dt_order_forward(&l->o, dt_loop_hash(sk), counted, &pos);
+	f = dt_order_forward(&l->o, dt_loop_hash(sk), counted, streams, &pos,
+			     &end);
 	/* Counted, not judged: the hand-off's or goroutines' rule. */
-	if (f == DT_ORDER_NO_CALL || dt_in_pool() || dt_go_thread())
+	if (dt_in_pool() || dt_go_thread())
 		return DT_FWD_NONE;
-	*c = dt_pending_take(l, pos, f == DT_ORDER_EXACT);
+	if (f == DT_ORDER_NO_CALL)
+		return DT_FWD_NONE;
+	*c = dt_pending_take(l, pos, end, f == DT_ORDER_EXACT);
 	return *c ? DT_FWD_TRACED : DT_FWD_UNTRACED;
 }
 

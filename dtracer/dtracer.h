@@ -109,6 +109,7 @@ enum dt_stat {
 	DT_STAT_H2_STREAMS,		/* HTTP/2 streams read (h2.c) */
 	DT_STAT_H2_LOST,		/* HTTP/2 connections no longer counted */
 	DT_STAT_DEFERRED_RESYNCS,	/* event loops' counts put right */
+	DT_STAT_H2_CALLS,		/* HTTP/2 streams written upstream */
 	DT_STAT_COUNT
 };
 
@@ -329,7 +330,7 @@ void dt_loop_queue(u32 pos, struct dt_ctx *c);
 bool dt_loop_responded(const struct sock *sk, enum dt_answer a, bool tls13,
 		       u32 rec);
 enum dt_fwd dt_loop_forward(const struct sock *sk, bool counted,
-			    struct dt_ctx **c);
+			    int streams, struct dt_ctx **c);
 void dt_loop_answered(const struct dt_ctx *c);
 void dt_loop_closed(const struct sock *sk);
 void dt_loop_reset(void);
@@ -351,10 +352,15 @@ void dt_handoff_disarm(void);
 void dt_handoff_answered(const struct dt_ctx *c);
 bool dt_in_pool(void);
 
-/* h2.c: the streams an HTTP/2 client opens in a server's read. */
+/*
+ * h2.c: the streams an HTTP/2 client opens in a server's read, or in
+ * its own write (a proxy's upstream connection).
+ */
 void dt_h2_arm(void);
 void dt_h2_disarm(void);
 int dt_h2_read(const struct sock *sk, u32 now);
+struct msghdr;
+int dt_h2_write(const struct sock *sk, const struct msghdr *msg);
 void dt_h2_destroyed(const struct sock *sk);
 struct sk_buff;
 void dt_h2_spot(const struct sk_buff *skb, int off, int len);

@@ -489,6 +489,7 @@ static int dt_send_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 	struct dt_sender by;
 	bool flagged, marked;
 	bool serving = dt_serving_side(sk);
+	int streams;
 
 	/*
 	 * Every write counts, traced or not: an event loop's order. A
@@ -502,7 +503,13 @@ static int dt_send_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 						   &w.tls13, &w.rec);
 		w.ticket = dt_loop_responded(sk, w.answer, w.tls13, w.rec);
 	} else {
-		fwd = dt_loop_forward(sk, dt_first_write(sk, false), &fwd_ctx);
+		/* An HTTP/2 upstream: its write's calls, a stream each. */
+		streams = get_kretprobe(ri) == &dt_krp_sendmsg ?
+			  dt_h2_write(sk, (const struct msghdr *)
+					  regs_get_kernel_argument(regs, 1)) :
+			  -1;
+		fwd = dt_loop_forward(sk, dt_first_write(sk, false), streams,
+				      &fwd_ctx);
 	}
 	/* Nothing flagged, nothing followed: the usual case, no call. */
 	if (!atomic_read(&dt_trace_active) && !dt_socks_count() && !fwd_ctx) {
@@ -738,7 +745,7 @@ static void dt_on_state(void *data, const struct sock *sk, int old, int new)
 	if (new != TCP_SYN_SENT)
 		return;
 	/* A connect can be an event loop's forward (deferred.c). */
-	fwd = dt_loop_forward(sk, false, &c);
+	fwd = dt_loop_forward(sk, false, -1, &c);
 	rcu_read_lock();
 	flagged = dt_flag_sender(current, &by);
 	if (fwd != DT_FWD_NONE)

@@ -11,8 +11,10 @@
  *    accepted, which is followed here or has had nothing read yet,
  *    notes the reader's buffer (its first segment) and copied_seq in the
  *    reader's slot (by hash of its thread id);
- * 2. the read itself (ingress.c, tcp_rcv_space_adjust, socket locked):
- *    it took the buffer's first now - seq bytes. A connection whose
+ * 2. the read itself (ingress.c, tcp_rcv_space_adjust, socket locked,
+ *    once for each skb the read copies from): it took the buffer's
+ *    bytes from the last such call (or the read's start) up to now. A
+ *    connection whose
  *    first read starts with the client preface is followed from then
  *    on; each frame header is copied from the reader's memory, which the
  *    read has just written (copy_from_user_nofault: a page gone makes
@@ -31,11 +33,12 @@
  * read came before counts one request a read, as any read. A host that
  * serves no HTTP/2 in clear has no kprobe on tcp_recvmsg.
  *
- * Bounds: DT_H2_CONNS connections (by hash of the socket: a connection
- * taking another one's slot makes the other's unknown, counted), a slot
- * per thread for the note.
+ * Bounds: 1 << DT_H2_CONNS_BITS connections, in buckets of DT_H2_WAYS
+ * slots by hash of the socket (a connection whose bucket is full takes
+ * its first slot: the connection there becomes unknown, counted), a
+ * slot per thread for the note.
  *
- * Locking: a connection's slot under its lock of dt_h2_locks (a leaf,
+ * Locking: a connection's slot under its bucket's lock of dt_h2_locks (a leaf,
  * spin_lock_irqsave: a socket is destroyed in softirq too); the
  * reader's slot is written by its thread only (two threads hashing to
  * one slot: the later note wins, the other's read is unknown).
@@ -55,6 +58,7 @@
 #include <net/tcp.h>
 
 #define DT_H2_CONNS_BITS 10
+#define DT_H2_WAYS 4		/* the slots a connection may take */
 #define DT_H2_LOCKS 16
 #define DT_H2_READERS_BITS 10
 
@@ -69,25 +73,63 @@ struct dt_h2_reader {
 	const struct sock *sk;	/* NULL: no read noted */
 	const u8 __user *buf;
 	u32 room;		/* bytes in the buffer's first segment */
-	u32 seq;		/* copied_seq at the read's start */
+	u32 start;		/* copied_seq at the read's start */
+	u32 seq;		/* ... where its bytes not counted yet start */
 };
 
 static struct dt_h2_conn dt_h2_conns[1 << DT_H2_CONNS_BITS];
-/* A connection's slot i is guarded by dt_h2_locks[i % DT_H2_LOCKS]. */
+/* Slot i is guarded by dt_h2_locks[i / DT_H2_WAYS % DT_H2_LOCKS]. */
 static spinlock_t dt_h2_locks[DT_H2_LOCKS] = {
 	[0 ... DT_H2_LOCKS - 1] = __SPIN_LOCK_UNLOCKED(dt_h2_locks),
 };
 
 static struct dt_h2_reader dt_h2_readers[1 << DT_H2_READERS_BITS];
 
-static struct dt_h2_conn *dt_h2_slot(const struct sock *sk)
+/* sk's bucket: the DT_H2_WAYS slots it may take. */
+static struct dt_h2_conn *dt_h2_bucket(const struct sock *sk)
 {
-	return &dt_h2_conns[hash_ptr(sk, DT_H2_CONNS_BITS)];
+	return &dt_h2_conns[hash_ptr(sk, DT_H2_CONNS_BITS) &
+			    ~(DT_H2_WAYS - 1)];
 }
 
+/* The lock of slot c's bucket. */
 static spinlock_t *dt_h2_lock(const struct dt_h2_conn *c)
 {
-	return &dt_h2_locks[(c - dt_h2_conns) % DT_H2_LOCKS];
+	return &dt_h2_locks[(c - dt_h2_conns) / DT_H2_WAYS % DT_H2_LOCKS];
+}
+
+/* sk's slot in its bucket b, or NULL (unlocked: a hint). */
+static struct dt_h2_conn *dt_h2_find(struct dt_h2_conn *b,
+				     const struct sock *sk)
+{
+	int i;
+
+	for (i = 0; i < DT_H2_WAYS; i++)
+		if (READ_ONCE(b[i].sk) == sk)
+			return &b[i];
+	return NULL;
+}
+
+static void dt_h2_forget_locked(struct dt_h2_conn *c);
+
+/*
+ * Under b's lock: a slot of bucket b for sk, a connection that starts:
+ * its own, a free one, else the first (its connection lost).
+ */
+static struct dt_h2_conn *dt_h2_claim_locked(struct dt_h2_conn *b,
+					     const struct sock *sk)
+{
+	struct dt_h2_conn *c = dt_h2_find(b, sk);
+	int i;
+
+	lockdep_assert_held(dt_h2_lock(b));
+	for (i = 0; !c && i < DT_H2_WAYS; i++)
+		if (!b[i].sk)
+			c = &b[i];
+	c = c ?: b;
+	dt_h2_forget_locked(c);
+	WRITE_ONCE(c->sk, sk);
+	return c;
 }
 
 /* Nothing of tp's bytes read yet (unlocked: a hint; the read checks). */
@@ -108,17 +150,20 @@ static int dt_h2_recv_entry(struct kprobe *kp, struct pt_regs *regs)
 
 	if (!in_task() || !dt_serving_side(sk))
 		return 0;
-	if (READ_ONCE(dt_h2_slot(sk)->sk) != sk &&
-	    !dt_h2_unread(tcp_sk(sk)))
+	rd = &dt_h2_readers[hash_32(current->pid, DT_H2_READERS_BITS)];
+	/* The thread's earlier note is over: its read has returned. */
+	if (rd->tid == current->pid)
+		WRITE_ONCE(rd->sk, NULL);
+	if (!dt_h2_find(dt_h2_bucket(sk), sk) && !dt_h2_unread(tcp_sk(sk)))
 		return 0;
 	buf = dt_msg_user_head(msg, &room);
 	if (!buf || !room)
 		return 0;
-	rd = &dt_h2_readers[hash_32(current->pid, DT_H2_READERS_BITS)];
 	rd->tid = current->pid;
 	rd->buf = buf;
 	rd->room = min_t(size_t, room, U32_MAX);
-	rd->seq = READ_ONCE(tcp_sk(sk)->copied_seq);
+	rd->start = READ_ONCE(tcp_sk(sk)->copied_seq);
+	rd->seq = rd->start;
 	WRITE_ONCE(rd->sk, sk);
 	return 0;
 }
@@ -143,32 +188,35 @@ static void dt_h2_forget_locked(struct dt_h2_conn *c)
 }
 
 /*
- * Under the slot's lock: the read rd noted, of n bytes, on sk, a
- * connection's first (first) or the next one of c's: how many streams
- * it opens, or -1 (not HTTP/2, unknown).
+ * Under the lock of sk's bucket b: n bytes of the read rd noted, from
+ * rd->seq on, on sk, a connection's first (first) or the next ones:
+ * how many streams they open, or -1 (not HTTP/2, unknown).
  */
-static int dt_h2_count_locked(struct dt_h2_conn *c, const struct sock *sk,
+static int dt_h2_count_locked(struct dt_h2_conn *b, const struct sock *sk,
 			      const struct dt_h2_reader *rd, u32 n, bool first)
 {
-	void *priv = (__force void *)rd->buf;
+	u32 off = rd->seq - rd->start;
+	void *priv = (__force void *)(rd->buf + off);
+	bool fits = off <= rd->room && n <= rd->room - off;
 	struct dt_h2 st = { 0 };
+	struct dt_h2_conn *c;
 	int k;
 
-	lockdep_assert_held(dt_h2_lock(c));
+	lockdep_assert_held(dt_h2_lock(b));
 	if (first) {
-		/* Taken only by a client preface, from whoever had it. */
-		k = n <= rd->room ? dt_h2_requests(&st, n, dt_h2_copy, priv) : -1;
+		/* A slot only for a client preface. */
+		k = fits ? dt_h2_requests(&st, n, dt_h2_copy, priv) : -1;
 		if (k < 0)
 			return -1;
-		dt_h2_forget_locked(c);
-		WRITE_ONCE(c->sk, sk);
+		c = dt_h2_claim_locked(b, sk);
 		c->st = st;
 		c->seq = rd->seq + n;
 		return k;
 	}
-	if (c->sk != sk)
+	c = dt_h2_find(b, sk);
+	if (!c)
 		return -1;
-	if (c->seq != rd->seq || n > rd->room) {
+	if (c->seq != rd->seq || !fits) {
 		dt_h2_forget_locked(c);
 		return -1;
 	}
@@ -182,15 +230,17 @@ static int dt_h2_count_locked(struct dt_h2_conn *c, const struct sock *sk,
 
 /*
  * current has read sk (a connection a listener accepted) up to now, its
- * socket locked: how many streams its HTTP/2 client opened in the read,
- * or -1 (not HTTP/2, or not known: one request, as any read).
+ * socket locked: how many streams its HTTP/2 client opened in the bytes
+ * read since the read started or since the last call (a read that
+ * copies from several skbs comes here after each), or -1 (not HTTP/2,
+ * or not known: one request, as any read).
  */
 int dt_h2_read(const struct sock *sk, u32 now)
 {
 	struct dt_h2_reader *rd =
 		&dt_h2_readers[hash_32(current->pid, DT_H2_READERS_BITS)];
 	const struct tcp_sock *tp = tcp_sk(sk);
-	struct dt_h2_conn *c;
+	struct dt_h2_conn *b;
 	unsigned long irq;
 	bool first;
 	u32 n;
@@ -198,33 +248,94 @@ int dt_h2_read(const struct sock *sk, u32 now)
 
 	if (READ_ONCE(rd->sk) != sk || rd->tid != current->pid)
 		return -1;
-	WRITE_ONCE(rd->sk, NULL);
 	n = now - rd->seq;
 	if (!n)
 		return -1;
-	/* The read started at the connection's first byte. */
+	/* They start at the connection's first byte. */
 	first = rd->seq + (u32)tp->bytes_received == tp->rcv_nxt;
-	c = dt_h2_slot(sk);
-	spin_lock_irqsave(dt_h2_lock(c), irq);
-	k = dt_h2_count_locked(c, sk, rd, n, first);
-	spin_unlock_irqrestore(dt_h2_lock(c), irq);
+	b = dt_h2_bucket(sk);
+	spin_lock_irqsave(dt_h2_lock(b), irq);
+	k = dt_h2_count_locked(b, sk, rd, n, first);
+	spin_unlock_irqrestore(dt_h2_lock(b), irq);
+	/* The read may copy from more skbs: its next bytes from here. */
+	rd->seq = now;
 	if (k > 0)
 		dt_stat_add(DT_STAT_H2_STREAMS, k);
+	return k;
+}
+
+static int dt_h2_msg_copy(void *dst, u32 off, u32 n, void *priv)
+{
+	return dt_msg_user_copy_at(priv, off, dst, n) == n ? 0 : -EFAULT;
+}
+
+/*
+ * current writes msg on sk, a connection this host opened (locked by
+ * the caller): how many streams the write opens, if sk's first write
+ * started with the client preface (a proxy's HTTP/2 upstream: nghttpx
+ * multiplexes its clients' requests on it), or -1 (not HTTP/2, or not
+ * known any more: a write seen in part, a sendfile's, out of step).
+ * The write is taken whole: one that sends less (non-blocking, the
+ * buffer full) leaves the next one out of step, and the connection is
+ * lost (h2_lost).
+ */
+int dt_h2_write(const struct sock *sk, const struct msghdr *msg)
+{
+	const struct tcp_sock *tp = tcp_sk(sk);
+	size_t n = iov_iter_count(&msg->msg_iter);
+	struct dt_h2_conn *b = dt_h2_bucket(sk), *c;
+	u32 seq = READ_ONCE(tp->write_seq);
+	struct dt_h2 st = { 0 };
+	unsigned long irq;
+	bool first;
+	int k;
+
+	if (!n || n > U32_MAX)
+		return -1;
+	/* Nothing written on sk yet (unlocked: a hint; the preface checks). */
+	first = !READ_ONCE(tp->bytes_sent) && seq == READ_ONCE(tp->snd_una);
+	if (!first && !dt_h2_find(b, sk))
+		return -1;
+	/* A slot only for a client preface. */
+	k = first ? dt_h2_requests(&st, n, dt_h2_msg_copy, (void *)msg) : 0;
+	if (k < 0)
+		return -1;
+	spin_lock_irqsave(dt_h2_lock(b), irq);
+	c = first ? dt_h2_claim_locked(b, sk) : dt_h2_find(b, sk);
+	if (first) {
+		c->st = st;
+		c->seq = seq + n;
+	} else if (!c) {
+		k = -1;
+	} else if (c->seq != seq) {
+		dt_h2_forget_locked(c);
+		k = -1;
+	} else {
+		k = dt_h2_requests(&c->st, n, dt_h2_msg_copy, (void *)msg);
+		if (k < 0)
+			dt_h2_forget_locked(c);
+		else
+			c->seq += n;
+	}
+	spin_unlock_irqrestore(dt_h2_lock(b), irq);
+	if (k > 0)
+		dt_stat_add(DT_STAT_H2_CALLS, k);
 	return k;
 }
 
 /* sk goes: its slot, if it has one, is free (sockets.c's destroy). */
 void dt_h2_destroyed(const struct sock *sk)
 {
-	struct dt_h2_conn *c = dt_h2_slot(sk);
+	struct dt_h2_conn *b = dt_h2_bucket(sk), *c;
 	unsigned long irq;
 
-	if (READ_ONCE(c->sk) != sk)
+	if (!dt_h2_find(b, sk))
 		return;
-	spin_lock_irqsave(dt_h2_lock(c), irq);
-	if (c->sk == sk)
+	spin_lock_irqsave(dt_h2_lock(b), irq);
+	c = dt_h2_find(b, sk);
+	if (c)
 		WRITE_ONCE(c->sk, NULL);
-	spin_unlock_irqrestore(dt_h2_lock(c), irq);
+	spin_unlock_irqrestore(dt_h2_lock(b), irq);
 }
 
 /*

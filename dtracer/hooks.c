@@ -122,21 +122,24 @@ const void __user *dt_msg_user_head(const struct msghdr *msg, size_t *len)
 }
 
 /*
- * The first n bytes of a sendmsg's or recvmsg's user memory, across its
+ * n bytes at off of a sendmsg's or recvmsg's user memory, across its
  * segments (a writev's), copied into dst without faulting (a kprobe's
  * handler may not sleep): how many (fewer if the message has fewer), or
  * -EFAULT (kernel memory, a page not there).
  */
-long dt_msg_user_copy(const struct msghdr *msg, void *dst, size_t n)
+long dt_msg_user_copy_at(const struct msghdr *msg, size_t off, void *dst,
+			 size_t n)
 {
 	const struct iov_iter *i = &msg->msg_iter;
 	const struct iovec *iov;
-	size_t done = 0, off, len;
+	size_t done = 0, len, total = iov_iter_count(i);
 	unsigned long seg;
 
-	n = min(n, iov_iter_count(i));
+	if (off >= total)
+		return 0;
+	n = min(n, total - off);
 	if (iter_is_ubuf(i))
-		return copy_from_user_nofault(dst, i->ubuf + i->iov_offset,
+		return copy_from_user_nofault(dst, i->ubuf + i->iov_offset + off,
 					      n) ? -EFAULT : n;
 	if (!iter_is_iovec(i))
 		return -EFAULT;
@@ -145,13 +148,24 @@ long dt_msg_user_copy(const struct msghdr *msg, void *dst, size_t n)
 #else
 	iov = i->iov;
 #endif
-	off = i->iov_offset;
-	for (seg = 0; seg < i->nr_segs && done < n; seg++, off = 0) {
+	off += i->iov_offset;
+	for (seg = 0; seg < i->nr_segs && done < n; seg++) {
+		if (off >= iov[seg].iov_len) {
+			off -= iov[seg].iov_len;
+			continue;
+		}
 		len = min(iov[seg].iov_len - off, n - done);
 		if (copy_from_user_nofault(dst + done,
 					   iov[seg].iov_base + off, len))
 			return -EFAULT;
 		done += len;
+		off = 0;
 	}
 	return done;
+}
+
+/* The first n bytes of the same (dt_msg_user_copy_at()). */
+long dt_msg_user_copy(const struct msghdr *msg, void *dst, size_t n)
+{
+	return dt_msg_user_copy_at(msg, 0, dst, n);
 }

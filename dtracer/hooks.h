@@ -68,6 +68,8 @@ int dt_nf_hooks_register(struct pernet_operations *ops, const char *what);
 struct msghdr;
 const void __user *dt_msg_user_head(const struct msghdr *msg, size_t *len);
 long dt_msg_user_copy(const struct msghdr *msg, void *dst, size_t n);
+long dt_msg_user_copy_at(const struct msghdr *msg, size_t off, void *dst,
+			 size_t n);
 
 void dt_kretprobe_init(struct kretprobe *rp, const char *symbol,
 		       kretprobe_handler_t entry, kretprobe_handler_t handler,

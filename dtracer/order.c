@@ -18,6 +18,10 @@
  *   no new forward;
  * - else it is the oldest request read and not forwarded (a loop's
  *   queue), if any.
+ * A write on an HTTP/2 connection the loop opened (nghttpx multiplexing
+ * its clients' requests upstream) is as many calls as the streams it
+ * opens (h2.c, exact), whatever the loop did before; its answers, back
+ * in any order of the streams, check nothing.
  * More responses than forwards say that requests were answered without
  * an upstream call (a static file beside proxied ones, an error, a
  * store that asks nobody): the oldest ones count as forwarded then, so
@@ -121,6 +125,21 @@ static void dt_skip_pass(struct dt_order *o)
 			o->resps++;
 		dt_fwds_advance(o, 1);
 	}
+}
+
+/*
+ * The loop read no request for a while (deferred.c): the requests it
+ * read and has not called are gone (their clients left while they
+ * waited: h2load's streams queued for an upstream connection when it
+ * is killed) or will be called late; either way they are no longer
+ * waited for, and the count goes on from the next read. Without it, a
+ * count that gives HTTP/2 calls their positions (which nothing checks)
+ * would stay behind for good.
+ */
+void dt_order_idle(struct dt_order *o)
+{
+	if (o->fwds != o->reads)
+		dt_fwds_advance(o, o->reads - o->fwds);
 }
 
 static struct dt_order_hs *dt_hs_find(struct dt_order *o, u32 sk)
@@ -424,13 +443,49 @@ void dt_order_closed(struct dt_order *o, u32 sk)
 }
 
 /*
+ * An HTTP/2 write on sk opening n streams (n <= 0: none): n calls, the
+ * oldest requests read and not called, whatever the loop did before
+ * (the count is exact: an answer read, or an earlier write on sk, says
+ * nothing of it). Its answers check nothing: they come back on sk in
+ * any order of its streams. One that opens none (DATA, WINDOW_UPDATE,
+ * SETTINGS, PING) is no call: the writer's context decides, as for
+ * more of a call (the server that reads it leaves its request on
+ * unmarked bytes: a connection frame of nginx's, one call a
+ * connection, is its call's).
+ */
+static enum dt_order_fwd dt_order_streams(struct dt_order *o, u32 sk, int n,
+					  u32 *pos, u32 *end)
+{
+	struct dt_order_at unused;
+	bool any = false;
+
+	dt_at_take(o, sk, &unused);
+	if (n <= 0)
+		return DT_ORDER_NO_CALL;
+	for (; n > 0; n--) {
+		dt_skip_pass(o);
+		if (o->fwds == o->reads)
+			break;
+		if (!any)
+			*pos = o->fwds;
+		any = true;
+		dt_fwds_advance(o, 1);
+	}
+	*end = o->fwds;
+	return any ? DT_ORDER_IN_ORDER : DT_ORDER_NO_CALL;
+}
+
+/*
  * The loop writes a request on sk, a connection it opened, or connects
  * sk; counted: the forward was counted already (the first write after a
- * connect that was one). Returns whether it is a call of a request read
- * here, and that request's position in *pos.
+ * connect that was one); streams: the HTTP/2 streams the write opens
+ * (h2.c: its client's frames on sk, exact), or -1 (not HTTP/2, not
+ * known). Returns whether it is a call of a request read here, that
+ * request's position in *pos and the next one's in *end: an HTTP/2
+ * write carries the calls of [*pos, *end), one a stream, in order.
  */
 enum dt_order_fwd dt_order_forward(struct dt_order *o, u32 sk, bool counted,
-				   u32 *pos)
+				   int streams, u32 *pos, u32 *end)
 {
 	struct dt_order_at unused;
 	struct dt_order_hs *e;
@@ -439,6 +494,8 @@ enum dt_order_fwd dt_order_forward(struct dt_order *o, u32 sk, bool counted,
 
 	o->last = DT_ORDER_FORWARD;
 	o->sk = sk;
+	if (streams >= 0)
+		return dt_order_streams(o, sk, streams - counted, pos, end);
 	if (counted || (last == DT_ORDER_FORWARD && prev == sk))
 		return DT_ORDER_NO_CALL;
 	if (last == DT_ORDER_ANSWER || last == DT_ORDER_NONE)
@@ -452,6 +509,7 @@ enum dt_order_fwd dt_order_forward(struct dt_order *o, u32 sk, bool counted,
 		e->sk = 0;
 		dt_skip_taken(o, e->pos);
 		*pos = e->pos;
+		*end = *pos + 1;
 		dt_at_set(o, sk, *pos);
 		return DT_ORDER_EXACT;
 	}
@@ -461,6 +519,7 @@ enum dt_order_fwd dt_order_forward(struct dt_order *o, u32 sk, bool counted,
 		goto none;
 	*pos = o->fwds;
 	dt_fwds_advance(o, 1);
+	*end = o->fwds;
 	dt_at_set(o, sk, *pos);
 	return DT_ORDER_IN_ORDER;
 none:

@@ -102,7 +102,8 @@ bool dt_order_read(struct dt_order *o, u32 sk, bool serving, int streams,
 bool dt_order_responded(struct dt_order *o, u32 sk, enum dt_answer a,
 			bool tls13, u32 rec);
 void dt_order_closed(struct dt_order *o, u32 sk);
+void dt_order_idle(struct dt_order *o);
 enum dt_order_fwd dt_order_forward(struct dt_order *o, u32 sk, bool counted,
-				   u32 *pos);
+				   int streams, u32 *pos, u32 *end);
 
 #endif

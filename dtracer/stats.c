@@ -53,6 +53,7 @@ static const char *const dt_stat_names[DT_STAT_COUNT] = {
 	[DT_STAT_H2_STREAMS] = "h2_streams",
 	[DT_STAT_H2_LOST] = "h2_lost",
 	[DT_STAT_DEFERRED_RESYNCS] = "deferred_resyncs",
+	[DT_STAT_H2_CALLS] = "h2_calls",
 };
 
 void dt_stat_inc(enum dt_stat s)

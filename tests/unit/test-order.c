@@ -46,11 +46,11 @@ static void respond(u32 s)
 /* The position a call on u is given, ~0u if none. */
 static u32 call(u32 u)
 {
-	u32 pos = ~0u;
+	u32 pos = ~0u, end;
 
-	if (dt_order_forward(&o, u, false, &pos) == DT_ORDER_NO_CALL)
+	if (dt_order_forward(&o, u, false, -1, &pos, &end) == DT_ORDER_NO_CALL)
 		return ~0u;
-	return pos;
+	return end == pos + 1 ? pos : ~0u;
 }
 
 /* A small generator, the same run each time. */
@@ -260,9 +260,82 @@ static int ring(int n)
 	return wrong;
 }
 
+/*
+ * An HTTP/2 proxy (nghttpx): its clients' reads open 1 to 16 streams
+ * each, and it calls them upstream on one HTTP/2 connection, any number
+ * of them in a write (writes of none too: WINDOW_UPDATE, DATA), while
+ * their answers come back on it in any order and it answers its
+ * clients. Returns the writes given other calls than the ones they
+ * carry.
+ */
+static int h2proxy(int n)
+{
+	u32 up = sock_hash(3000), pos, end, p;
+	int wrong = 0, reads = 0, called = 0, answered = 0, k, m;
+	enum dt_order_fwd f;
+
+	dt_order_reset(&o);
+	while (called < n) {
+		if (reads - called < 48 && rnd(2)) {
+			k = 1 + rnd(16);
+			dt_order_read(&o, sock_hash(rnd(CLIENTS)), true, k, &p);
+			reads += k;
+		}
+		/* A WINDOW_UPDATE of a client's: no stream opened. */
+		if (rnd(4) == 0)
+			dt_order_read(&o, sock_hash(rnd(CLIENTS)), true, 0, &p);
+		while (answered < called && rnd(3)) {
+			answer(up);
+			respond(sock_hash(rnd(CLIENTS)));
+			answered++;
+		}
+		m = rnd(reads - called + 1);
+		f = dt_order_forward(&o, up, false, m, &pos, &end);
+		/* None opened (DATA, WINDOW_UPDATE): no call. */
+		if (!m) {
+			wrong += f != DT_ORDER_NO_CALL;
+			continue;
+		}
+		if (f != DT_ORDER_IN_ORDER || pos != (u32)called ||
+		    end != (u32)(called + m))
+			wrong++;
+		called += m;
+	}
+	return wrong;
+}
+
+/*
+ * An HTTP/2 proxy reads 16 streams and calls 4 of them; the rest never
+ * will be (their client went). The position of its next call, after
+ * a read of one stream, with or without the loop's idle between.
+ */
+static u32 idle(bool idled)
+{
+	u32 up = sock_hash(3000), pos = ~0u, end, p;
+
+	dt_order_reset(&o);
+	dt_order_read(&o, sock_hash(1), true, 16, &p);
+	dt_order_forward(&o, up, false, 4, &pos, &end);
+	if (idled)
+		dt_order_idle(&o);
+	dt_order_read(&o, sock_hash(2), true, 1, &p);
+	if (dt_order_forward(&o, up, false, 1, &pos, &end) == DT_ORDER_NO_CALL)
+		return ~0u;
+	return pos;
+}
+
 int main(void)
 {
 	int w;
+
+	w = h2proxy(5000);
+	ok(w == 0 && o.resyncs == 0,
+	   "an HTTP/2 proxy, 5,000 streams called on one connection, several a write: every write carries the positions of its streams, one of none no call (%d wrong), no resync (%u)",
+	   w, o.resyncs);
+
+	ok(idle(false) == 4 && idle(true) == 16,
+	   "16 HTTP/2 streams read, 4 called, the rest never (their client left): the next call is the 5th's, after the loop's idle the next read's (%u, %u)",
+	   idle(false), idle(true));
 
 	ok(proxy(5000, 0, 0, 0) == 0 && o.resyncs == 0,
 	   "a proxy, 5,000 requests on 33 connections: every call at its request's position, no resync (%u)",
