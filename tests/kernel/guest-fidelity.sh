@@ -24,6 +24,9 @@
 #                               a gRPC server (Go's, dt-grpcgo;
 #                               Python's, dt-grpc.py) over
 #                               /tmp/grpc.sock, over TCP -> 8000
+#                               8100: nghttpx, HTTP/2 -> 8000
+#                               (HTTP/1.1), gRPC -> dt-grpcgo
+#                               (one HTTP/2 connection)
 #                               8091: Go net/http   ---->
 #                               8092: Python asyncio -->
 #                               8094-8096: io_uring ---->
@@ -93,12 +96,17 @@
 # frames (SETTINGS, WINDOW_UPDATE, their ACKs) answer no stream, so
 # nginx starts one context per flagged request (exact); at the backend,
 # the issue's target (nginx's calls by deferred.c's order, a guess).
+# The same through nghttpx (Debian's, one worker, 8100) to dt-c's 8000
+# over HTTP/1.1: the issue's target at the backend.
 # And gRPC (unary calls; HTTP/2 on both sides) through nginx's
 # grpc_pass to Go's gRPC server (Debian's grpc-go, dt-grpcgo, followed
 # by `dtracer go`: each call runs in a goroutine its connection's reader
 # starts), over a UNIX socket and over TCP, beside h2load's 32
 # connections of up to 16 calls, paced: at nginx as HTTP/2 (answers
-# exact), behind it a floor; with DT_FIDELITY_BENCH=1, the same to
+# exact), behind it a floor; the same calls through nghttpx, which
+# multiplexes every client's calls on one HTTP/2 connection to Go's
+# server (its writes' streams counted: h2.c), to a floor; with
+# DT_FIDELITY_BENCH=1, the same to
 # Python's (python3-grpcio: a poller thread hands each call to a pool
 # of 4; not followed), measured.
 # And, with DT_FIDELITY_BENCH=1 only, io_uring (dt-uring on dt-b: one
@@ -728,6 +736,24 @@ wsgi_start() {
 	wpids="$wpid $(pgrep -P $wpid | tr '\n' ' ')"
 }
 
+# nghttpx_start: nghttpx (Debian's, unpacked in the build tree), one
+# worker, HTTP/2 in clear on 8100 (prior knowledge): /dt.Fid/ (gRPC)
+# to Go's gRPC server on 127.0.0.1:8098 over HTTP/2 (every call on one
+# connection), the rest to dt-c's dt-httpd over HTTP/1.1 (kept alive).
+# Its log /tmp/nghttpx.log. Sets xpids (its master and its worker).
+nghttpx_start() {
+	"$DT_BUILDDIR/tests/vm/build/nghttpx/bin/nghttpx" --conf=/dev/null \
+		-n 1 -f '*,8100;no-tls' -b 'dt-c,8000;/' \
+		-b '127.0.0.1,8098;/dt.Fid/;proto=h2' \
+		--accesslog-file=/tmp/nghttpx.log \
+		--errorlog-file=/tmp/nghttpx.err > /tmp/nghttpx.out 2>&1 &
+	_xpid=$!
+	check "nghttpx (Debian's, unpacked), one worker, listens on 8100" \
+		wait_for 120 sh -c "ss -Hltn | grep -q ':8100 ' &&
+			[ \$(pgrep -P $_xpid | wc -l) = 1 ]"
+	xpids="$_xpid $(pgrep -P $_xpid | tr '\n' ' ')"
+}
+
 # behind PHASE NAME LOG WHO PIDS...: dt-b's side of a server behind
 # nginx (WHO, its log LOG, its processes PIDS): over a UNIX socket in
 # phase PHASE (NAME; exact: the context crosses the socket, unix.c, and
@@ -855,6 +881,10 @@ dt-a)
 	# beside h2load's 32 connections of 16 streams each.
 	fcmd=h2load fargs="-c 1 -m 1 -n $N http://dt-b:8084/f-h2/1" fnum=$N lg=h2
 	phase 13 && client 13 h2 dt-b 8084 "" http://dt-b:8084/b-h2/1
+	# The same through nghttpx (one worker) to dt-c's dt-httpd over
+	# HTTP/1.1.
+	fargs="-c 1 -m 1 -n $N http://dt-b:8100/f-h2x/1"
+	phase 25 && client 25 h2x dt-b 8100 "" http://dt-b:8100/b-h2x/1
 	fcmd= fargs= fnum= lg=
 	phase 11 && client 11 unix dt-b 8083 "http://dt-b:8083/f-unix/[1-$N]" \
 		http://dt-b:8083/b-unix/1
@@ -879,7 +909,7 @@ dt-a)
 	# flagged call waited behind 512). A call's message is the path the
 	# server asks the backend for.
 	grpc_args="-H content-type:application/grpc -H te:trailers"
-	for n in grpcgo grpcgotcp grpc grpctcp; do
+	for n in grpcgo grpcgotcp grpcx grpc grpctcp; do
 		for p in f b; do
 			grpc_message "/$p-$n/1" /tmp/grpc-$p-$n
 		done
@@ -891,6 +921,9 @@ dt-a)
 	# right (docs/limitations.md).
 	phase 24 && grpc_client 24 grpcgotcp 8099
 	phase 23 && grpc_client 23 grpcgo 8089
+	# The same calls through nghttpx, which multiplexes them all on
+	# one HTTP/2 connection to Go's server (8098).
+	phase 26 && grpc_client 26 grpcx 8100
 	grpc_rps=0.25
 	[ "$go" = 1 ] && phase 21 && grpc_client 21 grpc 8089
 	[ "$go" = 1 ] && phase 22 && grpc_client 22 grpctcp 8099
@@ -1003,6 +1036,15 @@ dt-b)
 				dmesg | grep -q 'HTTP/2 in clear seen' && [ $s -gt $N ]"
 		cp /tmp/nginx/error.log "$DT_RESULTS/"
 	fi
+	if phase 25 || phase 26; then
+		nghttpx_start
+	fi
+	if phase 25; then
+		# HTTP/2 through nghttpx (an event loop, as nginx: its calls
+		# to dt-c over HTTP/1.1 go by deferred.c's order, a guess).
+		server 25 h2x $pids $rpid $xpids
+		cp /tmp/nghttpx.log /tmp/nghttpx.err "$DT_RESULTS/"
+	fi
 	if phase 11; then
 		# nginx -> a UNIX socket (keep-alive, 8 connections) ->
 		# dt-httpd on this host: the context crosses the socket
@@ -1041,7 +1083,7 @@ dt-b)
 	# call: followed by `dtracer go`), then Python's (gRPC's C core
 	# reading every connection in one poller thread, handing each call
 	# to a pool of 4 threads: not followed, measured).
-	if phase 23 || phase 24; then
+	if phase 23 || phase 24 || phase 26; then
 		# From the guest's tmpfs (uprobes; as dt-gomid).
 		grpcgo=/tmp/dt-grpcgo
 		cp "$DT_BUILDDIR/tests/vm/build/dt-grpcgo" $grpcgo
@@ -1071,6 +1113,18 @@ dt-b)
 			_bt=$(awk '/^\/f-grpcgo\// && $2 == "traced"' /tmp/grpcgo.log | wc -l)
 			check "[grpcgo] a context came over the UNIX socket for each call traced ($_bt; unix_hops grew by $(($(stat_of unix_hops) - _bm)))" \
 				test $(($(stat_of unix_hops) - _bm)) -ge "$_bt" -a "$_bt" -gt 0
+		fi
+		if phase 26; then
+			# nghttpx multiplexes the calls of every client on one
+			# HTTP/2 connection to the server.
+			_hc=$(stat_of h2_calls)
+			server 26 grpcx $pids $rpid $xpids $cpid
+			guess grpcx $N 60 2 /tmp/grpcgo.log \
+				"Go's gRPC server behind nghttpx"
+			# Its writes' streams counted (h2.c): a call each.
+			check "[grpcx] nghttpx's calls counted in its writes upstream (h2_calls grew by $(($(stat_of h2_calls) - _hc)), at least $N)" \
+				test $(($(stat_of h2_calls) - _hc)) -ge $N
+			cp /tmp/nghttpx.log /tmp/nghttpx.err "$DT_RESULTS/"
 		fi
 		cp /tmp/grpcgo.log /tmp/grpcgo.err "$DT_RESULTS/"
 		kill $cpid
@@ -1133,6 +1187,7 @@ dt-b)
 		kill $jpid
 	fi
 	"$nginx" -p /tmp/nginx/ -c nginx.conf -e /tmp/nginx/error.log -s quit
+	[ -n "${xpids:-}" ] && kill ${xpids%% *}
 	kill $rpid
 	;;
 dt-c)
@@ -1201,6 +1256,12 @@ dt-c)
 		# of an HTTP/2 connection holding many streams' requests.
 		target h2 $N
 	fi
+	if phase 25; then
+		server 25 h2x $hpid $pool $mixed
+		# nghttpx's calls go by deferred.c's order (a guess), as
+		# nginx's.
+		target h2x $N
+	fi
 	phase 11 && server 11 unix $hpid $pool $mixed
 	if phase 17; then
 		server 17 wsgi $hpid $pool $mixed
@@ -1225,6 +1286,10 @@ dt-c)
 	if phase 23; then
 		server 23 grpcgo $hpid $pool $mixed
 		guess grpcgo $N 60 2 /tmp/httpd.log "the backend"
+	fi
+	if phase 26; then
+		server 26 grpcx $hpid $pool $mixed
+		guess grpcx $N 60 2 /tmp/httpd.log "the backend"
 	fi
 	if [ "$go" = 1 ] && phase 21; then
 		server 21 grpc $hpid $pool $mixed

@@ -6,8 +6,8 @@
 VM_BUILD = %reldir%/build
 vm_data = $(VM_BUILD)/initramfs.cpio.gz $(VM_BUILD)/modtree.stamp \
 	$(VM_BUILD)/nginx.stamp $(VM_BUILD)/redis.stamp $(VM_BUILD)/gunicorn.stamp \
-	$(VM_BUILD)/php.stamp $(VM_BUILD)/grpc.stamp $(VM_BUILD)/dt-gomid \
-	$(VM_BUILD)/dt-grpcgo
+	$(VM_BUILD)/php.stamp $(VM_BUILD)/grpc.stamp $(VM_BUILD)/nghttpx.stamp \
+	$(VM_BUILD)/dt-gomid $(VM_BUILD)/dt-grpcgo
 check_DATA += %reldir%/config.sh
 if VM_TESTS
 check_DATA += $(vm_data)
@@ -63,6 +63,16 @@ $(VM_BUILD)/grpc.stamp: $(srcdir)/tests/vm/get-grpc.sh \
 		$(abs_srcdir)/lttng-modules/apt-download.sh
 	@touch $@
 
+# ... and its HTTP/2 proxy: Debian's nghttpx unpacked for the guests.
+EXTRA_DIST += %reldir%/get-nghttpx.sh
+$(VM_BUILD)/nghttpx.stamp: $(srcdir)/tests/vm/get-nghttpx.sh \
+		$(srcdir)/tests/vm/debs-lib.sh
+	@$(MKDIR_P) $(VM_BUILD)
+	$(AM_V_GEN)$(SHELL) $(srcdir)/tests/vm/get-nghttpx.sh \
+		$(abs_builddir)/$(VM_BUILD)/nghttpx \
+		$(abs_srcdir)/lttng-modules/apt-download.sh
+	@touch $@
+
 # A Go program: bench/fidelity.sh's middle tier, and t-control's program
 # under `dtracer go`'s uprobes; built with Debian's golang-go (no module:
 # the standard library only; the build cache in the build tree).
@@ -109,7 +119,8 @@ EXTRA_DIST += %reldir%/debug-kernel.config \
 check-debug: %reldir%/config.sh $(check_PROGRAMS) $(bin_PROGRAMS) \
 		$(bt2plugin_LTLIBRARIES) $(VM_BUILD)/nginx.stamp \
 		$(VM_BUILD)/redis.stamp $(VM_BUILD)/gunicorn.stamp \
-		$(VM_BUILD)/php.stamp $(VM_BUILD)/grpc.stamp
+		$(VM_BUILD)/php.stamp $(VM_BUILD)/grpc.stamp \
+		$(VM_BUILD)/nghttpx.stamp
 	$(SHELL) $(srcdir)/scripts/debug-kernel.sh '$(KERNEL_HEADERS_PKG)'
 	DT_SRCDIR='$(abs_top_srcdir)' DT_BUILDDIR='$(abs_top_builddir)' \
 		BUSYBOX='$(BUSYBOX)' $(SHELL) $(srcdir)/tests/vm/check-debug.sh \
@@ -218,7 +229,7 @@ check-kernel: %reldir%/config.sh $(check_PROGRAMS) $(bin_PROGRAMS) \
 		$(bt2plugin_LTLIBRARIES) $(VM_BUILD)/nginx.stamp \
 		$(VM_BUILD)/redis.stamp $(VM_BUILD)/gunicorn.stamp \
 		$(VM_BUILD)/php.stamp $(VM_BUILD)/grpc.stamp \
-		$(SUITE_BUILD)/built.stamp
+		$(VM_BUILD)/nghttpx.stamp $(SUITE_BUILD)/built.stamp
 	DT_SRCDIR='$(abs_top_srcdir)' DT_BUILDDIR='$(abs_top_builddir)' \
 		DT_SUITE='$(DEBIAN_SUITE)' $(SHELL) $(srcdir)/tests/vm/check-kernel.sh \
 		run $(SUITE_TESTS)
