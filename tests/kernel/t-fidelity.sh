@@ -1,5 +1,5 @@
 #!/bin/sh
-# seconds: 700 (expected on 2 cores under make check-lanes; scripts/times.sh flags twice that)
+# seconds: 600 (expected on 2 cores under make check-lanes; scripts/times.sh flags twice that)
 # One request, not the whole server: through nginx (one worker) with
 # and without upstream keep-alive, three unflagged curl loops beside one
 # flagged curl. Every flagged request is traced at the backend, no
