@@ -7,10 +7,6 @@
 #define DT_H2_HEADERS 0x1
 #define DT_H2_CONTINUATION 0x9
 #define DT_H2_END_HEADERS 0x4
-/* The frame types RFC 9113 defines: DATA (0x0) to CONTINUATION. */
-#define DT_H2_TYPES 10
-/* The largest frame a client sends before its server allows more. */
-#define DT_H2_MAX_FRAME 16384
 
 static const u8 dt_h2_preface[DT_H2_PREFACE_LEN] = {
 	'P', 'R', 'I', ' ', '*', ' ', 'H', 'T', 'T', 'P', '/', '2',
@@ -115,27 +111,4 @@ int dt_h2_requests(struct dt_h2 *st, u32 len, dt_h2_copy_t copy, void *priv)
 			opened += dt_h2_frame_done(st);
 	}
 	return opened;
-}
-
-int dt_h2_adopt(struct dt_h2 *st, u32 len, dt_h2_copy_t copy, void *priv)
-{
-	struct dt_h2 fresh = { .preface = DT_H2_PREFACE_LEN };
-	u8 h[DT_H2_FRAME_HEADER];
-	u32 off = 0, size, frames = 0;
-
-	while (off < len) {
-		if (++frames > DT_H2_FRAMES || len - off < DT_H2_FRAME_HEADER ||
-		    copy(h, off, DT_H2_FRAME_HEADER, priv))
-			return DT_H2_NOT;
-		size = dt_h2_frame_size(h);
-		if (h[3] >= DT_H2_TYPES || size > DT_H2_MAX_FRAME ||
-		    (dt_h2_frame_stream(h) & 0x80000000u) ||
-		    size > len - off - DT_H2_FRAME_HEADER)
-			return DT_H2_NOT;
-		off += DT_H2_FRAME_HEADER + size;
-	}
-	if (!frames)
-		return DT_H2_NOT;
-	*st = fresh;
-	return dt_h2_requests(st, len, copy, priv);
 }

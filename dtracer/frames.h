@@ -67,17 +67,4 @@ enum {
  */
 int dt_h2_requests(struct dt_h2 *st, u32 len, dt_h2_copy_t copy, void *priv);
 
-/*
- * A read of len bytes of a connection not followed, taken to start at a
- * frame's header (one whose first bytes were read before the counting
- * began, or that was lost): if its bytes are whole frames of the types
- * RFC 9113 defines, each at most 16,384 bytes (SETTINGS_MAX_FRAME_SIZE's
- * initial value), the last one ending where the read ends, st is set up
- * as after a client preface and the streams the read opens are counted
- * (a HEADERS frame on any odd stream opens the first one: the streams
- * opened before are not known); else DT_H2_NOT. HTTP/1.x, TLS and most
- * binary protocols fail at the first header (its size).
- */
-int dt_h2_adopt(struct dt_h2 *st, u32 len, dt_h2_copy_t copy, void *priv);
-
 #endif

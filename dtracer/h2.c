@@ -8,31 +8,30 @@
  * streams a read opens from the frame headers alone; this file gives
  * it the read's bytes:
  * 1. tcp_recvmsg's entry (a kprobe): a read on a connection a listener
- *    accepted notes the reader's buffer (its first segment) and
- *    copied_seq in the reader's slot (by hash of its thread id);
+ *    accepted, which is followed here or has had nothing read yet,
+ *    notes the reader's buffer (its first segment) and copied_seq in the
+ *    reader's slot (by hash of its thread id);
  * 2. the read itself (ingress.c, tcp_rcv_space_adjust, socket locked,
  *    once for each skb the read copies from): it took the buffer's
  *    bytes from the last such call (or the read's start) up to now. A
- *    connection whose first read starts with the client preface is
- *    followed from then on; one not followed (read before the kprobe
- *    was there, or lost) is followed from a read that is whole frames
- *    (frames.c's dt_h2_adopt); each frame header is copied from the
- *    reader's memory, which the read has just written
- *    (copy_from_user_nofault: a page gone makes the connection unknown).
+ *    connection whose
+ *    first read starts with the client preface is followed from then
+ *    on; each frame header is copied from the reader's memory, which the
+ *    read has just written (copy_from_user_nofault: a page gone makes
+ *    the connection unknown).
  * A read not seen whole (past its buffer's first segment, by splice or
- * strparser) or out of step (a header not well formed, more than
- * DT_H2_FRAMES headers) makes the connection unknown (h2_lost): its
- * reads count one request each again, as any read, until one is whole
- * frames. TLS hides the frames (unknown from the start).
+ * strparser, or one that skipped the entry's note) or out of step (a
+ * header not well formed, more than DT_H2_FRAMES headers) makes the
+ * connection unknown (h2_lost): its reads count one request each again,
+ * as any read. TLS hides the frames (unknown from the start).
  *
  * The kprobe costs every read of an accepted connection (about 3% of
  * nginx serving a small file), so it is registered only once HTTP/2 in
  * clear shows up: a segment whose payload starts with the client
  * preface, seen at LOCAL_IN (ingress.c, dt_h2_spot()), has a work item
  * register it; it stays until probe goes to 0. A connection whose first
- * read came before counts one request a read, as any read, until a read
- * of whole frames. A host that serves no HTTP/2 in clear has no kprobe
- * on tcp_recvmsg.
+ * read came before counts one request a read, as any read. A host that
+ * serves no HTTP/2 in clear has no kprobe on tcp_recvmsg.
  *
  * Bounds: 1 << DT_H2_CONNS_BITS connections, in buckets of DT_H2_WAYS
  * slots by hash of the socket (a connection whose bucket is full takes
@@ -133,6 +132,13 @@ static struct dt_h2_conn *dt_h2_claim_locked(struct dt_h2_conn *b,
 	return c;
 }
 
+/* Nothing of tp's bytes read yet (unlocked: a hint; the read checks). */
+static bool dt_h2_unread(const struct tcp_sock *tp)
+{
+	return READ_ONCE(tp->copied_seq) + (u32)READ_ONCE(tp->bytes_received) ==
+	       READ_ONCE(tp->rcv_nxt);
+}
+
 /* tcp_recvmsg(sk, msg, ...): a server's read of sk starts. */
 static int dt_h2_recv_entry(struct kprobe *kp, struct pt_regs *regs)
 {
@@ -148,6 +154,8 @@ static int dt_h2_recv_entry(struct kprobe *kp, struct pt_regs *regs)
 	/* The thread's earlier note is over: its read has returned. */
 	if (rd->tid == current->pid)
 		WRITE_ONCE(rd->sk, NULL);
+	if (!dt_h2_find(dt_h2_bucket(sk), sk) && !dt_h2_unread(tcp_sk(sk)))
+		return 0;
 	buf = dt_msg_user_head(msg, &room);
 	if (!buf || !room)
 		return 0;
@@ -221,40 +229,6 @@ static int dt_h2_count_locked(struct dt_h2_conn *b, const struct sock *sk,
 }
 
 /*
- * A read of n bytes (rd's, from rd->seq on) on sk, a connection not
- * followed whose first bytes were read before (before HTTP/2 was seen
- * and the read kprobe registered, or lost since): followed from here
- * if they are whole frames (frames.c's dt_h2_adopt); how many streams
- * they open, or -1.
- */
-static int dt_h2_take(struct dt_h2_conn *b, const struct sock *sk,
-		      const struct dt_h2_reader *rd, u32 n)
-{
-	u32 off = rd->seq - rd->start;
-	void *priv = (__force void *)(rd->buf + off);
-	struct dt_h2 st;
-	struct dt_h2_conn *c;
-	unsigned long irq;
-	int k;
-
-	if (off > rd->room || n > rd->room - off)
-		return -1;
-	k = dt_h2_adopt(&st, n, dt_h2_copy, priv);
-	if (k < 0)
-		return -1;
-	spin_lock_irqsave(dt_h2_lock(b), irq);
-	if (dt_h2_find(b, sk)) {
-		k = -1;
-	} else {
-		c = dt_h2_claim_locked(b, sk);
-		c->st = st;
-		c->seq = rd->seq + n;
-	}
-	spin_unlock_irqrestore(dt_h2_lock(b), irq);
-	return k;
-}
-
-/*
  * current has read sk (a connection a listener accepted) up to now, its
  * socket locked: how many streams its HTTP/2 client opened in the bytes
  * read since the read started or since the last call (a read that
@@ -280,13 +254,9 @@ int dt_h2_read(const struct sock *sk, u32 now)
 	/* They start at the connection's first byte. */
 	first = rd->seq + (u32)tp->bytes_received == tp->rcv_nxt;
 	b = dt_h2_bucket(sk);
-	if (!first && !dt_h2_find(b, sk)) {
-		k = dt_h2_take(b, sk, rd, n);
-	} else {
-		spin_lock_irqsave(dt_h2_lock(b), irq);
-		k = dt_h2_count_locked(b, sk, rd, n, first);
-		spin_unlock_irqrestore(dt_h2_lock(b), irq);
-	}
+	spin_lock_irqsave(dt_h2_lock(b), irq);
+	k = dt_h2_count_locked(b, sk, rd, n, first);
+	spin_unlock_irqrestore(dt_h2_lock(b), irq);
 	/* The read may copy from more skbs: its next bytes from here. */
 	rd->seq = now;
 	if (k > 0)

@@ -1,7 +1,6 @@
 /*
  * dt_h2_requests (dtracer/frames.c, the file the module builds): the
- * streams an HTTP/2 client opens in a server's reads; and dt_h2_adopt
- * on the whole connection as one read. The first byte
+ * streams an HTTP/2 client opens in a server's reads. The first byte
  * says whether the client preface comes first, the next 8 where the
  * reads are cut (a byte each: a read's size), the rest is the
  * connection. Each read is handed over in a buffer of its own size (ASan
@@ -98,22 +97,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (at < n) {
 		free(conn);
 		return 0;
-	}
-	/*
-	 * dt_h2_adopt (a connection taken in its middle) on the same bytes
-	 * as one read, in a buffer of their size: whole frames, or none.
-	 */
-	if (n) {
-		struct dt_h2 a;
-
-		read = malloc(n);
-		FUZZ_CHECK(read);
-		memcpy(read, conn, n);
-		k = dt_h2_adopt(&a, (u32)n, copy, read);
-		free(read);
-		FUZZ_CHECK(k == DT_H2_NOT || k == DT_H2_LOST ||
-			   (k >= 0 && (size_t)k <= n / 9));
-		k = 0;
 	}
 	want = plain(conn, n, ends, nends, &most);
 	for (at = 0, c = 0; at < n && k >= 0; at = ends[c++]) {
