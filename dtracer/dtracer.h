@@ -350,6 +350,7 @@ void dt_go_task_exit(struct task_struct *task);
 int dt_handoff_arm(void);
 void dt_handoff_disarm(void);
 void dt_handoff_answered(const struct dt_ctx *c);
+void dt_handoff_answered_by(pid_t reader, pid_t tgid);
 bool dt_in_pool(void);
 
 /*
@@ -358,7 +359,7 @@ bool dt_in_pool(void);
  */
 void dt_h2_arm(void);
 void dt_h2_disarm(void);
-int dt_h2_read(const struct sock *sk, u32 now);
+int dt_h2_read(const struct sock *sk, u32 now, bool *control);
 struct msghdr;
 int dt_h2_write(const struct sock *sk, const struct msghdr *msg);
 void dt_h2_destroyed(const struct sock *sk);

@@ -4,10 +4,6 @@
  */
 #include "frames.h"
 
-#define DT_H2_HEADERS 0x1
-#define DT_H2_CONTINUATION 0x9
-#define DT_H2_END_HEADERS 0x4
-
 static const u8 dt_h2_preface[DT_H2_PREFACE_LEN] = {
 	'P', 'R', 'I', ' ', '*', ' ', 'H', 'T', 'T', 'P', '/', '2',
 	'.', '0', '\r', '\n', '\r', '\n', 'S', 'M', '\r', '\n', '\r', '\n',
@@ -51,6 +47,9 @@ static int dt_h2_header(struct dt_h2 *st)
 
 	st->skip = dt_h2_frame_size(h);
 	st->have = 0;
+	st->control = dt_h2_control(h, st->skip);
+	if (!st->control)
+		st->streamed = 1;
 	st->ends = (h[3] == DT_H2_HEADERS || h[3] == DT_H2_CONTINUATION) &&
 		   (h[4] & DT_H2_END_HEADERS);
 	if (stream & 0x80000000u)
@@ -83,6 +82,9 @@ int dt_h2_requests(struct dt_h2 *st, u32 len, dt_h2_copy_t copy, void *priv)
 	u32 off = 0, n, frames = 0;
 	int opened = 0, r;
 
+	/* The rest of a frame begun before, or the preface. */
+	st->streamed = (st->skip && !st->control) ||
+		       st->preface < DT_H2_PREFACE_LEN;
 	if (st->preface < DT_H2_PREFACE_LEN &&
 	    dt_h2_match_preface(st, &off, len, copy, priv))
 		return DT_H2_NOT;

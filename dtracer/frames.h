@@ -34,6 +34,40 @@ static inline u32 dt_h2_frame_stream(const u8 *h)
 	return (u32)h[5] << 24 | (u32)h[6] << 16 | (u32)h[7] << 8 | h[8];
 }
 
+/* Frame types (RFC 9113, section 6). */
+#define DT_H2_HEADERS 0x1
+#define DT_H2_PRIORITY 0x2
+#define DT_H2_SETTINGS 0x4
+#define DT_H2_PING 0x6
+#define DT_H2_WINDOW_UPDATE 0x8
+#define DT_H2_CONTINUATION 0x9
+#define DT_H2_END_HEADERS 0x4	/* a HEADERS or CONTINUATION flag */
+
+/*
+ * Whether the frame header h, of a frame of size bytes, is a connection
+ * frame that answers no stream and asks nothing, well formed: SETTINGS
+ * and PING on stream 0 (a SETTINGS' size a multiple of 6, none for its
+ * ACK; PING's 8), WINDOW_UPDATE's 4 bytes and PRIORITY's 5 on any
+ * stream.
+ */
+static inline bool dt_h2_control(const u8 *h, u32 size)
+{
+	u32 stream = dt_h2_frame_stream(h) & 0x7fffffff;
+	u8 ack = h[4] & 0x1;
+
+	switch (h[3]) {
+	case DT_H2_SETTINGS:
+		return !stream && size % 6 == 0 && (!ack || !size);
+	case DT_H2_PING:
+		return !stream && size == 8;
+	case DT_H2_WINDOW_UPDATE:
+		return size == 4;
+	case DT_H2_PRIORITY:
+		return size == 5 && stream;
+	}
+	return false;
+}
+
 /* Where a connection's reads stand in its client's bytes. */
 struct dt_h2 {
 	u32 skip;		/* payload bytes before the next header */
@@ -41,6 +75,8 @@ struct dt_h2 {
 	u8 preface;		/* bytes of the client preface matched */
 	u8 opening;		/* a new stream's header block is being read */
 	u8 ends;		/* ... and the frame being read ends it */
+	u8 control;		/* the frame being read is a connection frame */
+	u8 streamed;		/* out: the last bytes held more than those */
 	u8 have;		/* bytes of hdr read (a header cut by a read) */
 	u8 hdr[DT_H2_FRAME_HEADER];
 };
@@ -62,6 +98,9 @@ enum {
  * server can start the request, so a stream cut by a read counts in the
  * read that completes it); or
  * DT_H2_NOT or DT_H2_LOST (st is left unusable: the caller forgets it).
+ * st->streamed says whether the bytes held anything but connection
+ * frames (dt_h2_control: a read of those alone asks nothing), the
+ * preface included.
  * copy(dst, off, n, priv) gives bytes off to off + n of the read; it is
  * called for the preface and each frame's header only.
  */

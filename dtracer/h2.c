@@ -190,10 +190,12 @@ static void dt_h2_forget_locked(struct dt_h2_conn *c)
 /*
  * Under the lock of sk's bucket b: n bytes of the read rd noted, from
  * rd->seq on, on sk, a connection's first (first) or the next ones:
- * how many streams they open, or -1 (not HTTP/2, unknown).
+ * how many streams they open, or -1 (not HTTP/2, unknown); *control:
+ * they were connection frames alone.
  */
 static int dt_h2_count_locked(struct dt_h2_conn *b, const struct sock *sk,
-			      const struct dt_h2_reader *rd, u32 n, bool first)
+			      const struct dt_h2_reader *rd, u32 n, bool first,
+			      bool *control)
 {
 	u32 off = rd->seq - rd->start;
 	void *priv = (__force void *)(rd->buf + off);
@@ -221,10 +223,12 @@ static int dt_h2_count_locked(struct dt_h2_conn *b, const struct sock *sk,
 		return -1;
 	}
 	k = dt_h2_requests(&c->st, n, dt_h2_copy, priv);
-	if (k < 0)
+	if (k < 0) {
 		dt_h2_forget_locked(c);
-	else
+	} else {
 		c->seq += n;
+		*control = !c->st.streamed;
+	}
 	return k;
 }
 
@@ -233,9 +237,10 @@ static int dt_h2_count_locked(struct dt_h2_conn *b, const struct sock *sk,
  * socket locked: how many streams its HTTP/2 client opened in the bytes
  * read since the read started or since the last call (a read that
  * copies from several skbs comes here after each), or -1 (not HTTP/2,
- * or not known: one request, as any read).
+ * or not known: one request, as any read); *control: those bytes were
+ * connection frames alone (SETTINGS, PING, WINDOW_UPDATE: frames.h).
  */
-int dt_h2_read(const struct sock *sk, u32 now)
+int dt_h2_read(const struct sock *sk, u32 now, bool *control)
 {
 	struct dt_h2_reader *rd =
 		&dt_h2_readers[hash_32(current->pid, DT_H2_READERS_BITS)];
@@ -246,6 +251,7 @@ int dt_h2_read(const struct sock *sk, u32 now)
 	u32 n;
 	int k;
 
+	*control = false;
 	if (READ_ONCE(rd->sk) != sk || rd->tid != current->pid)
 		return -1;
 	n = now - rd->seq;
@@ -255,7 +261,7 @@ int dt_h2_read(const struct sock *sk, u32 now)
 	first = rd->seq + (u32)tp->bytes_received == tp->rcv_nxt;
 	b = dt_h2_bucket(sk);
 	spin_lock_irqsave(dt_h2_lock(b), irq);
-	k = dt_h2_count_locked(b, sk, rd, n, first);
+	k = dt_h2_count_locked(b, sk, rd, n, first, control);
 	spin_unlock_irqrestore(dt_h2_lock(b), irq);
 	/* The read may copy from more skbs: its next bytes from here. */
 	rd->seq = now;

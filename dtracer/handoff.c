@@ -20,9 +20,9 @@
  * connection, an event loop, python3's http.server) hands nothing.
  *
  * The rule in a pool (dt_flags_handoff()): a thread that works
- * for a request it has not answered yet, waking another thread of its
- * own process, hands it that request (reason handoff, the waker in the
- * event's parent); an untraced thread (or one that has answered) waking
+ * for a request it has not answered yet, and was not handed it, waking
+ * another thread of its own process, hands it that request (reason
+ * handoff, the waker in the event's parent); an untraced thread (or one that has answered) waking
  * a thread that has answered its request gives it its next job: that
  * thread leaves its context. It is a guess, and the reason says so: the
  * kernel does not see which job the worker takes. A wake-up by an
@@ -79,17 +79,37 @@ static atomic64_t *dt_pool_slot(u32 tgid)
 	return &dt_pools[hash_32(tgid, DT_POOLS_BITS)];
 }
 
+/* current's process handed a request off: it is a pool from now. */
+static void dt_pool_note(void)
+{
+	u32 tgid = task_tgid_nr(current);
+
+	atomic64_set(dt_pool_slot(tgid), (u64)tgid << 32 | (u32)jiffies);
+}
+
 /*
  * egress.c: current writes c's response. If another thread read c's
  * request, current's process hands requests off: it is a pool.
  */
 void dt_handoff_answered(const struct dt_ctx *c)
 {
-	u32 tgid = task_tgid_nr(current);
-
 	if (c->reader != task_pid_nr(current))
-		atomic64_set(dt_pool_slot(tgid),
-			     (u64)tgid << 32 | (u32)jiffies);
+		dt_pool_note();
+}
+
+/*
+ * unix.c: current writes the response to a request that came over a
+ * UNIX socket, read there by thread reader of process tgid (the
+ * context's own reader is the thread that read it on TCP, in another
+ * process). Another thread of current's process: a pool (gRPC's C core
+ * reads every call in its poller and answers from the worker that ran
+ * it).
+ */
+void dt_handoff_answered_by(pid_t reader, pid_t tgid)
+{
+	if (reader && reader != task_pid_nr(current) &&
+	    tgid == task_tgid_nr(current))
+		dt_pool_note();
 }
 
 /* Whether current's process handed a request off in the last while. */
@@ -104,7 +124,10 @@ bool dt_in_pool(void)
 /*
  * Under RCU: the context current hands to the threads it wakes: the one
  * it works for, unless it has answered it already (then a wake-up says
- * "done", not "take this job"); NULL for none (a client hands nothing).
+ * "done", not "take this job") or was handed it (a worker's wake-ups are
+ * its locks': CPython's GIL, passed at each blocking call, woke the
+ * threads busy with other calls in gRPC's pool); NULL for none (a client
+ * hands nothing).
  */
 static struct dt_ctx *dt_flags_handing(void)
 {
@@ -114,7 +137,8 @@ static struct dt_ctx *dt_flags_handing(void)
 	if (!dt_flagged(current))
 		return NULL;
 	f = dt_flag_find(current);
-	return f && f->ctx && !READ_ONCE(f->wrote) ? f->ctx : NULL;
+	return f && f->ctx && !READ_ONCE(f->wrote) &&
+	       READ_ONCE(f->reason) != DT_REASON_HANDOFF ? f->ctx : NULL;
 }
 
 /* A wake-up seen, to apply after it (see Locking above). */

@@ -446,8 +446,8 @@ static void dt_on_read(void *data, struct sock *sk)
 	bool serving = dt_serving_side(sk);
 	struct dt_sender by;
 	struct dt_sock *ds;
+	bool fresh, control;
 	int streams;
-	bool fresh;
 	u32 pos;
 
 	if (!in_task() || (current->flags & PF_KTHREAD)) {
@@ -458,7 +458,8 @@ static void dt_on_read(void *data, struct sock *sk)
 	 * Every read counts, traced or not: an event loop's order, in
 	 * requests (HTTP/2: the streams the read opens, h2.c).
 	 */
-	streams = serving ? dt_h2_read(sk, now) : -1;
+	control = false;
+	streams = serving ? dt_h2_read(sk, now, &control) : -1;
 	fresh = dt_loop_read(sk, serving, streams, &pos);
 	if (!dt_socks_count() && !atomic_read(&dt_trace_active))
 		return;
@@ -487,6 +488,14 @@ static void dt_on_read(void *data, struct sock *sk)
 		dt_read_request(sk, ds, fresh ? &pos : NULL);
 	} else if (r.resume) {
 		dt_flags_enter(current, r.resume, DT_REASON_RESUMED);
+	} else if (control && r.served) {
+		/*
+		 * HTTP/2's connection frames alone on a connection that
+		 * serves a traced request (an ACK of the server's PING, a
+		 * WINDOW_UPDATE), marked or not: the request is still being
+		 * served there (gRPC's C core reads nginx's PING ACK before
+		 * its worker answers), and the reader stays where it is.
+		 */
 	} else {
 		/* The rest of a client's answer is no stray response. */
 		if (r.response && !(dt_flag_sender(current, &by) && by.client))

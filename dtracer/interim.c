@@ -57,36 +57,6 @@ static bool dt_http_interim(const u8 *b, unsigned int n, unsigned long len)
 	return !(b[10] == '0' && b[11] == '1');
 }
 
-/* HTTP/2 (RFC 9113, section 6): frame types (frames.h: the header). */
-#define DT_H2_PRIORITY 0x2
-#define DT_H2_SETTINGS 0x4
-#define DT_H2_PING 0x6
-#define DT_H2_WINDOW_UPDATE 0x8
-
-/*
- * Whether the frame header h, of a frame of size bytes, is a connection
- * frame that answers no stream, well formed: SETTINGS and PING on stream
- * 0 (a SETTINGS' size a multiple of 6, none for its ACK; PING's 8),
- * WINDOW_UPDATE's 4 bytes and PRIORITY's 5 on any stream.
- */
-static bool dt_h2_control(const u8 *h, u32 size)
-{
-	u32 stream = dt_h2_frame_stream(h) & 0x7fffffff;
-	u8 ack = h[4] & 0x1;
-
-	switch (h[3]) {
-	case DT_H2_SETTINGS:
-		return !stream && size % 6 == 0 && (!ack || !size);
-	case DT_H2_PING:
-		return !stream && size == 8;
-	case DT_H2_WINDOW_UPDATE:
-		return size == 4;
-	case DT_H2_PRIORITY:
-		return size == 5 && stream;
-	}
-	return false;
-}
-
 /* A whole write of n bytes b of HTTP/2 connection frames only. */
 static bool dt_h2_controls(const u8 *b, unsigned int n, unsigned long len)
 {

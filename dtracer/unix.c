@@ -16,8 +16,12 @@
  *    - else untraced bytes, noted only on a socket that has an entry
  *      (one that carried traced bytes before);
  *    - but an interim answer to a traced request (a whole write of
- *      HTTP/2's connection frames or an HTTP 1xx, interim.h) is none of
- *      these: the request stays the peer's last bytes.
+ *      HTTP/2's connection frames or an HTTP 1xx, interim.h), or
+ *      connection frames from the request's writer, are none of these:
+ *      the request stays the last bytes;
+ *    - a response written by a thread other than the one that read its
+ *      request, in the same process, says the process hands requests
+ *      off (handoff.c), as on TCP.
  * 2. A read (kprobe on unix_stream_read_actor, which copies each chunk
  *    in the reader's context; the chunk's skb belongs to the socket that
  *    wrote it): bytes of a request of C: the reader works for C (flag
@@ -75,6 +79,7 @@ struct dt_unix {
 	enum dt_unix_kind kind;		/* under dt_unix_lock */
 	struct dt_ctx *ctx;		/* ... for this request (a reference) */
 	pid_t by;			/* ... written by this thread */
+	pid_t read_by, read_tgid;	/* a request's reader, its process */
 	struct rcu_head rcu;
 };
 
@@ -108,6 +113,8 @@ static void dt_unix_set_locked(struct dt_unix *e, enum dt_unix_kind kind,
 	e->ctx = c ? dt_ctx_get(c) : NULL;
 	WRITE_ONCE(e->kind, kind);
 	e->by = by;
+	e->read_by = 0;
+	e->read_tgid = 0;
 }
 
 /* Under dt_unix_lock: e out of the table, freed a grace period later. */
@@ -124,12 +131,15 @@ static void dt_unix_remove_locked(struct dt_unix *e)
 /*
  * What current's write on sk (peer: its peer) is, noted on sk's entry
  * (made if the bytes are traced); *owner: the request it is for, a
- * reference the caller puts (NULL: untraced). Under RCU.
+ * reference the caller puts (NULL: untraced); for a response, *reader
+ * and *tgid: the thread that read the request, its process (0: none
+ * seen). Under RCU.
  */
 static enum dt_unix_kind dt_unix_note(const struct sock *sk,
 				      const struct sock *peer,
 				      const struct dt_sender *by,
-				      struct dt_ctx **owner)
+				      struct dt_ctx **owner, pid_t *reader,
+				      pid_t *tgid)
 {
 	enum dt_unix_kind kind = DT_UNIX_UNTRACED;
 	struct dt_unix *e, *pe, *fresh = NULL;
@@ -150,6 +160,8 @@ static enum dt_unix_kind dt_unix_note(const struct sock *sk,
 	    !READ_ONCE(pe->ctx->dead)) {
 		kind = DT_UNIX_RESPONSE;
 		*owner = dt_ctx_get(pe->ctx);
+		*reader = pe->read_by;
+		*tgid = pe->read_tgid;
 	} else if (by && by->ctx && !by->answered && dt_ctx_tryget(by->ctx)) {
 		kind = DT_UNIX_REQUEST;
 		*owner = by->ctx;
@@ -201,8 +213,9 @@ static int dt_unix_send(struct kprobe *p, struct pt_regs *regs)
 	const struct msghdr *msg = (void *)regs_get_kernel_argument(regs, 1);
 	const struct sock *sk = READ_ONCE(sock->sk), *peer;
 	struct dt_sender by;
+	pid_t reader = 0, tgid = 0;
+	struct dt_unix *pe, *e;
 	struct dt_ctx *owner;
-	struct dt_unix *pe;
 	bool flagged;
 
 	/* Nothing flagged, nothing followed: the usual case, no lookup. */
@@ -214,23 +227,28 @@ static int dt_unix_send(struct kprobe *p, struct pt_regs *regs)
 	rcu_read_lock();
 	/*
 	 * An interim answer to a traced request (Go's gRPC server acks
-	 * nginx's SETTINGS as it reads a call) answers nothing: the request
-	 * stays the peer's last bytes.
+	 * nginx's SETTINGS as it reads a call) answers nothing, and HTTP/2's
+	 * connection frames from its asker (nginx acks the C core's PING
+	 * before the call is answered) ask nothing: the request stays the
+	 * last bytes.
 	 */
 	pe = dt_unix_find(peer);
-	if (pe && READ_ONCE(pe->kind) == DT_UNIX_REQUEST &&
+	e = dt_unix_find(sk);
+	if (((pe && READ_ONCE(pe->kind) == DT_UNIX_REQUEST) ||
+	     (e && READ_ONCE(e->kind) == DT_UNIX_REQUEST)) &&
 	    dt_unix_interim(msg)) {
 		rcu_read_unlock();
 		dt_stat_inc(DT_STAT_INTERIM);
 		return 0;
 	}
 	flagged = dt_flag_sender(current, &by);
-	if (dt_unix_note(sk, peer, flagged ? &by : NULL, &owner) ==
-	    DT_UNIX_RESPONSE) {
+	if (dt_unix_note(sk, peer, flagged ? &by : NULL, &owner, &reader,
+			 &tgid) == DT_UNIX_RESPONSE) {
 		if (!(flagged && (by.client || by.ctx == owner)))
 			dt_flags_enter(current, owner, DT_REASON_RESUMED);
 		dt_flags_answered(current, owner);
 		WRITE_ONCE(owner->answered, true);
+		dt_handoff_answered_by(reader, tgid);
 		rcu_read_unlock();
 		/* The goroutine this thread runs, if any, with it. */
 		dt_go_mirror(false);
@@ -266,6 +284,11 @@ static int dt_unix_read(struct kprobe *p, struct pt_regs *regs)
 			kind = e->kind;
 			c = e->ctx;
 			from = e->by;
+		}
+		/* Who read the request: its answer's writer may be another. */
+		if (kind == DT_UNIX_REQUEST) {
+			e->read_by = task_pid_nr(current);
+			e->read_tgid = task_tgid_nr(current);
 		}
 		spin_unlock_irqrestore(&dt_unix_lock, irq);
 	}

@@ -75,6 +75,7 @@ static int read_by(unsigned int cut)
 int main(void)
 {
 	unsigned int cut, i, bad;
+	int n1, n2, n3, n4, n5;
 	struct dt_h2 st = { 0 };
 
 	/* curl: preface, SETTINGS, WINDOW_UPDATE, one request */
@@ -186,5 +187,27 @@ int main(void)
 	   copied == 24 + 2 * 9,
 	   "a DATA frame cut by a read: its payload skipped, the next HEADERS counted (%u bytes copied)",
 	   copied);
+
+	/* connection frames alone (ingress.c: they end no served request) */
+	preface();
+	frame(0, 0x4, 0x1, 0);		/* SETTINGS ACK */
+	frame(8, 0x6, 0x1, 0);		/* PING ACK */
+	frame(4, 0x8, 0x0, 0);		/* WINDOW_UPDATE, the connection's */
+	frame(4, 0x8, 0x0, 1);		/* WINDOW_UPDATE, a stream's */
+	frame(100, 0x0, 0x0, 1);	/* DATA */
+	frame(8, 0x6, 0x0, 0);		/* PING */
+	memset(&st, 0, sizeof(st));
+	n1 = dt_h2_requests(&st, 24, copy, conn) == 0 && st.streamed;
+	n2 = dt_h2_requests(&st, 9 + 17 + 13 + 13, copy, conn + 24) == 0 &&
+	     !st.streamed;
+	n3 = dt_h2_requests(&st, 9 + 50, copy, conn + 24 + 52) == 0 &&
+	     st.streamed;
+	n4 = dt_h2_requests(&st, 50, copy, conn + 24 + 52 + 59) == 0 &&
+	     st.streamed;
+	n5 = dt_h2_requests(&st, 17, copy, conn + 24 + 52 + 109) == 0 &&
+	     !st.streamed;
+	ok(n1 && n2 && n3 && n4 && n5,
+	   "connection frames alone say so; the preface, a DATA frame and its rest do not (%d%d%d%d%d)",
+	   n1, n2, n3, n4, n5);
 	return tap_done();
 }
