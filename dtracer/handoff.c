@@ -20,9 +20,10 @@
  * connection, an event loop, python3's http.server) hands nothing.
  *
  * The rule in a pool (dt_flags_handoff()): a thread that works
- * for a request it has not answered yet, and was not handed it, waking
- * another thread of its own process, hands it that request (reason
- * handoff, the waker in the event's parent); an untraced thread (or one that has answered) waking
+ * for a request it has not answered yet, waking another thread of its
+ * own process, hands it that request (reason handoff, the waker in the
+ * event's parent), unless it was handed it itself (its wake-ups then
+ * say nothing); an untraced thread (or one that has answered) waking
  * a thread that has answered its request gives it its next job: that
  * thread leaves its context. It is a guess, and the reason says so: the
  * kernel does not see which job the worker takes. A wake-up by an
@@ -122,23 +123,30 @@ bool dt_in_pool(void)
 }
 
 /*
- * Under RCU: the context current hands to the threads it wakes: the one
- * it works for, unless it has answered it already (then a wake-up says
- * "done", not "take this job") or was handed it (a worker's wake-ups are
- * its locks': CPython's GIL, passed at each blocking call, woke the
- * threads busy with other calls in gRPC's pool); NULL for none (a client
- * hands nothing).
+ * Under RCU: what current's wake-ups say. *c: the context it hands to
+ * the threads it wakes, the one it works for, unless it has answered it
+ * already (then a wake-up says "done", not "take this job"); NULL for
+ * none (a client hands nothing). False: nothing at all, for a thread
+ * that was handed its request and has not answered it: a worker's
+ * wake-ups are its locks' (CPython's GIL, passed at each blocking call,
+ * woke the workers busy with other calls in gRPC's pool, and each was
+ * handed the traced call); and they are no "done" either.
  */
-static struct dt_ctx *dt_flags_handing(void)
+static bool dt_flags_handing(struct dt_ctx **c)
 {
 	struct dt_flag *f;
 
 	RCU_LOCKDEP_WARN(!rcu_read_lock_any_held(), "hand-off without RCU");
+	*c = NULL;
 	if (!dt_flagged(current))
-		return NULL;
+		return true;
 	f = dt_flag_find(current);
-	return f && f->ctx && !READ_ONCE(f->wrote) &&
-	       READ_ONCE(f->reason) != DT_REASON_HANDOFF ? f->ctx : NULL;
+	if (!f || !f->ctx || READ_ONCE(f->wrote))
+		return true;
+	if (READ_ONCE(f->reason) == DT_REASON_HANDOFF)
+		return false;
+	*c = f->ctx;
+	return true;
 }
 
 /* A wake-up seen, to apply after it (see Locking above). */
@@ -248,8 +256,8 @@ static void dt_flags_handoff(struct task_struct *p)
 	lockdep_assert_held(&p->pi_lock);
 	lockdep_assert_irqs_disabled();
 	rcu_read_lock();
-	c = dt_flags_handing();
-	if ((!c && !dt_flagged(p)) || (c && dt_flags_staying(p, c)))
+	if (!dt_flags_handing(&c) || (!c && !dt_flagged(p)) ||
+	    (c && dt_flags_staying(p, c)))
 		goto out;
 	r = this_cpu_ptr(&dt_handoff_rings);
 	if (r->tail - r->head >= DT_HANDOFF_RING) {
