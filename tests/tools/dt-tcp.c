@@ -130,16 +130,18 @@ static long delay_ms, delay_every = 1;
 static long lookup_port;	/* -U: a UDP exchange before each answer */
 
 /*
- * -U PORT: send the chunk to 127.0.0.1:PORT over UDP and wait (10 s at
- * most: the tests' peer forks a process per datagram, slow on a debug
- * kernel) for a datagram back: a DNS lookup in the middle of a request.
+ * -U PORT: send the chunk to 127.0.0.1:PORT over UDP and wait (30 s at
+ * most: the tests' peer forks a shell and tee per datagram, slow on a
+ * debug kernel, and 10 s were not enough once in a fresh clone's run
+ * with both cores busy) for a datagram back: a DNS lookup in the middle
+ * of a request.
  */
 static int udp_lookup(const char *p, size_t n)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET,
 				 .sin_port = htons((uint16_t)lookup_port),
 				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	struct timeval tv = { .tv_sec = 10 };
+	struct timeval tv = { .tv_sec = 30 };
 	char back[BUFSZ];
 	int fd = socket(AF_INET, SOCK_DGRAM, 0), ok;
 
