@@ -12,9 +12,13 @@
  *      C): the writer works for C from now on (resumed) and the write is
  *      its response (response_idle_ms, as on TCP);
  *    - a request of C, if the writer works for C and has not answered
- *      it yet;
+ *      it yet, on a connection it asks on (not one accepted from a
+ *      listener: dt_unix_serving());
  *    - else untraced bytes, noted only on a socket that has an entry
- *      (one that carried traced bytes before);
+ *      (one that carried traced bytes before); on the serving end, the
+ *      answer to a request of no context: a flagged writer leaves its
+ *      context (a pool's worker handed the traced request by a wrong
+ *      guess, handoff.c), as on TCP;
  *    - but an interim answer to a traced request (a whole write of
  *      HTTP/2's connection frames or an HTTP 1xx, interim.h), or
  *      connection frames from the request's writer, are none of these:
@@ -129,6 +133,23 @@ static void dt_unix_remove_locked(struct dt_unix *e)
 }
 
 /*
+ * Whether sk is the serving end of its connection: accepted from a
+ * listener, whose address it shares (unix_stream_connect() gives the
+ * new socket a reference on the listener's), so that address is held
+ * twice at least while the listener or another accepted connection
+ * lives. A connecting socket has no address, or its own (bound, or
+ * autobound), held once. Under RCU (sk is the writer's: alive).
+ */
+static bool dt_unix_serving(const struct sock *sk)
+{
+	const struct unix_address *a;
+
+	/* Pairs with the release that set it (bind, autobind, connect). */
+	a = smp_load_acquire(&unix_sk(sk)->addr);
+	return a && refcount_read(&a->refcnt) > 1;
+}
+
+/*
  * What current's write on sk (peer: its peer) is, noted on sk's entry
  * (made if the bytes are traced); *owner: the request it is for, a
  * reference the caller puts (NULL: untraced); for a response, *reader
@@ -162,7 +183,8 @@ static enum dt_unix_kind dt_unix_note(const struct sock *sk,
 		*owner = dt_ctx_get(pe->ctx);
 		*reader = pe->read_by;
 		*tgid = pe->read_tgid;
-	} else if (by && by->ctx && !by->answered && dt_ctx_tryget(by->ctx)) {
+	} else if (by && by->ctx && !by->answered && !dt_unix_serving(sk) &&
+		   dt_ctx_tryget(by->ctx)) {
 		kind = DT_UNIX_REQUEST;
 		*owner = by->ctx;
 	}
@@ -251,6 +273,16 @@ static int dt_unix_send(struct kprobe *p, struct pt_regs *regs)
 		dt_handoff_answered_by(reader, tgid);
 		rcu_read_unlock();
 		/* The goroutine this thread runs, if any, with it. */
+		dt_go_mirror(false);
+	} else if (flagged && !by.client && dt_unix_serving(sk)) {
+		/*
+		 * Untraced bytes on the serving end: the answer to a request
+		 * of no context. A pool's worker handed the traced request
+		 * by a wrong guess (handoff.c: it was woken for another job)
+		 * learns it here, and leaves.
+		 */
+		rcu_read_unlock();
+		dt_flags_leave(current);
 		dt_go_mirror(false);
 	} else {
 		rcu_read_unlock();
