@@ -1051,8 +1051,12 @@ dt-b)
 	if phase 11; then
 		# nginx -> a UNIX socket (keep-alive, 8 connections) ->
 		# dt-httpd on this host: the context crosses the socket
-		# (dtracer/unix.c), no mark on any wire.
-		$httpd /tmp/unixd.sock /tmp/unixd.log 2> /tmp/unixd.err &
+		# (dtracer/unix.c), no mark on any wire. dt-httpd also writes
+		# each request's path on a UNIX connection it accepted (-n),
+		# which a thread of its own reads: bytes written on a serving
+		# end are no request, that reader joins nothing.
+		$httpd -n /tmp/notify.sock /tmp/unixd.sock /tmp/unixd.log \
+			2> /tmp/unixd.err &
 		upid=$!
 		check "dt-httpd listens on the UNIX socket /tmp/unixd.sock" wait_for 60 sh -c \
 			"ss -Hlx | grep -q /tmp/unixd.sock"
@@ -1063,7 +1067,12 @@ dt-b)
 		truth unix $N /tmp/unixd.log "the server behind nginx's UNIX socket"
 		check "[unix] the requests read over the UNIX socket counted (unix_hops grew by $(($(stat_of unix_hops) - mark)), at least $N)" \
 			test $(($(stat_of unix_hops) - mark)) -ge $N
-		cp /tmp/unixd.log /tmp/unixd.err /tmp/nginx/error.log "$DT_RESULTS/"
+		_nf=$(grep -c '^/f-unix/' /tmp/notify.sock.log)
+		_nt=$(grep -c ' traced ' /tmp/notify.sock.log)
+		check "[unix] dt-httpd's notes of the flagged requests, written on a UNIX connection it accepted, were read ($_nf of $N) and took their reader into no request ($_nt of $(wc -l < /tmp/notify.sock.log) notes)" \
+			test "$_nf" = $N -a "$_nt" = 0
+		cp /tmp/unixd.log /tmp/unixd.err /tmp/notify.sock.log \
+			/tmp/nginx/error.log "$DT_RESULTS/"
 		kill $upid
 	fi
 	# nginx -> gunicorn, then php-fpm (FastCGI records): over a UNIX

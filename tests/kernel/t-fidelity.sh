@@ -11,7 +11,8 @@
 # thread: only the flagged connection's system calls recorded), pools, a
 # mixed chain, a Node.js event loop deferring its calls (exact) and a
 # Go net/http tier (the target: all 20 flagged traced, at most
-# 1% of the others), nginx to a dt-httpd behind a UNIX socket (exact),
+# 1% of the others), nginx to a dt-httpd behind a UNIX socket (exact;
+# its notes written on a UNIX connection it accepted take nobody along),
 # nginx to gunicorn (Debian's, 2 sync workers, a WSGI app that asks
 # the backend) over a UNIX socket (exact, at gunicorn and the backend)
 # and over TCP (the target), the same with php-fpm (Debian's,

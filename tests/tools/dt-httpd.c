@@ -4,7 +4,7 @@
  * (its ground truth: was this request traced here?).
  *
  *   dt-httpd [-b BYTES | -f FILE] [-w CHUNK] [-p WORKERS] [-u HOST:PORT]
- *            PORT|/PATH LOG
+ *            [-n /SOCK] PORT|/PATH LOG
  *
  * Serves GET and POST requests on PORT (IPv4, every address; a PORT that
  * begins with "/" is the path of a UNIX stream socket instead; a POST's
@@ -28,6 +28,14 @@
  * With -u, the serving thread asks a Redis store at HOST:PORT before
  * each answer (an inline PING on a connection of its own, kept alive;
  * "+PONG" back), and answers 502 if it cannot: the middle of a chain.
+ *
+ * With -n, a notification: dt-httpd listens on the UNIX stream socket
+ * SOCK, and a thread of its own connects to it; after noting each
+ * request, the serving thread writes its PATH and a newline on the
+ * connection dt-httpd accepted there (its serving end), and the
+ * connecting thread reads it, looks for its own id in list_pid (flagged
+ * at all) and appends "PATH traced|untraced TID" to SOCK.log: bytes
+ * written on a serving end are no request of the writer's context.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -57,11 +65,13 @@ static FILE *logf;
 static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct addrinfo *store;	/* -u */
 static __thread int store_fd = -1;	/* this thread's connection to it */
+static int notify_fd = -1;	/* -n: the accepted end */
+static pthread_mutex_t notify_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static int usage(void)
 {
 	fprintf(stderr,
-		"usage: dt-httpd [-b BYTES | -f FILE] [-w CHUNK] [-p WORKERS] [-u HOST:PORT] PORT|/PATH LOG\n");
+		"usage: dt-httpd [-b BYTES | -f FILE] [-w CHUNK] [-p WORKERS] [-u HOST:PORT] [-n /SOCK] PORT|/PATH LOG\n");
 	return 2;
 }
 
@@ -100,6 +110,22 @@ static bool flagged_now(void)
 	return found;
 }
 
+/* Whether this thread's id is in list_pid at all. */
+static bool listed_now(void)
+{
+	long tid = syscall(SYS_gettid);
+	char line[256];
+	bool found = false;
+	FILE *f = fopen("/sys/distributed-tracer/list_pid", "r");
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = strtol(line, NULL, 10) == tid;
+	fclose(f);
+	return found;
+}
+
 static void note(const char *path, bool traced)
 {
 	pthread_mutex_lock(&log_lock);
@@ -123,6 +149,41 @@ static int write_all(int fd, const char *p, size_t n)
 		n -= (size_t)w;
 	}
 	return 0;
+}
+
+/* -n: path and a newline on the accepted end; a failure is said. */
+static void notify(const char *path)
+{
+	char line[600];
+	int n;
+
+	if (notify_fd < 0)
+		return;
+	n = snprintf(line, sizeof(line), "%s\n", path);
+	pthread_mutex_lock(&notify_lock);
+	if (write_all(notify_fd, line, (size_t)n))
+		perror("dt-httpd: notify");
+	pthread_mutex_unlock(&notify_lock);
+}
+
+/* -n: the connecting end's thread: each line read, noted with its flag. */
+static void *subscriber(void *arg)
+{
+	FILE *in = fdopen(*(int *)arg, "r"), *out = fdopen(((int *)arg)[1], "a");
+	char line[600];
+
+	if (!in || !out) {
+		perror("dt-httpd: subscriber");
+		return NULL;
+	}
+	while (fgets(line, sizeof(line), in)) {
+		line[strcspn(line, "\n")] = 0;
+		fprintf(out, "%s %s %ld\n", line,
+			listed_now() ? "traced" : "untraced",
+			(long)syscall(SYS_gettid));
+		fflush(out);
+	}
+	return NULL;
 }
 
 /* -u HOST:PORT: the store's address, or -1 (said why). */
@@ -300,6 +361,7 @@ static int serve_request(struct conn *c)
 	traced = flagged_now();
 	ok = !ask_store();
 	note(path, traced);
+	notify(path);
 	n = snprintf(head, sizeof(head),
 		     "HTTP/1.1 %s\r\nContent-Length: %ld\r\n%s\r\n",
 		     ok ? "200 OK" : "502 Bad Gateway", ok ? body_bytes : 0,
@@ -457,16 +519,53 @@ static int listen_unix(const char *path)
 	return fd;
 }
 
+/*
+ * -n SOCK: listens there (the listener stays open: an accepted end tells
+ * itself by the listener's address, dtracer's unix.c), connects a
+ * subscriber thread, keeps the accepted end. 0, or -1 (said why).
+ */
+static int notify_start(const char *sock)
+{
+	static int ends[2];	/* the subscriber's: its socket, SOCK.log */
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	char path[sizeof(a.sun_path) + 4];
+	pthread_t t;
+	int ls = listen_unix(sock);
+
+	if (ls < 0)
+		return -1;
+	strcpy(a.sun_path, sock);
+	snprintf(path, sizeof(path), "%s.log", sock);
+	ends[0] = socket(AF_UNIX, SOCK_STREAM, 0);
+	ends[1] = open(path, O_WRONLY | O_APPEND | O_CREAT, 0644);
+	if (ends[0] < 0 || ends[1] < 0 ||
+	    connect(ends[0], (struct sockaddr *)&a, sizeof(a)) ||
+	    (notify_fd = accept(ls, NULL, NULL)) < 0 ||
+	    pthread_create(&t, NULL, subscriber, ends)) {
+		perror("dt-httpd: -n");
+		return -1;
+	}
+	pthread_detach(t);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	long port, workers = 0;
 	pthread_t t;
 	struct conn *c;
+	const char *notify_sock = NULL;
 	int opt, ls;
 
 	struct stat st;
 
-	while ((opt = getopt(argc, argv, "b:f:w:p:u:")) != -1) {
+	while ((opt = getopt(argc, argv, "b:f:w:p:u:n:")) != -1) {
+		if (opt == 'n') {
+			if (optarg[0] != '/')
+				return usage();
+			notify_sock = optarg;
+			continue;
+		}
 		if (opt == 'f') {
 			body_file = open(optarg, O_RDONLY);
 			if (body_file < 0 || fstat(body_file, &st))
@@ -491,7 +590,7 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	ls = argv[optind][0] == '/' ? listen_unix(argv[optind]) :
 				      listen_on(port);
-	if (ls < 0)
+	if (ls < 0 || (notify_sock && notify_start(notify_sock)))
 		return 1;
 	if (workers)
 		return pool(ls, workers);
