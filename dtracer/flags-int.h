@@ -31,6 +31,7 @@ struct dt_flag {
 	struct dt_ctx *ctx;		/* its request (a reference), or NULL */
 	u64 since;			/* flagged at (monotonic ns) */
 	u64 wrote;			/* last write of the response, 0: none */
+	bool handed;			/* handed ctx on by a wake-up (handoff.c) */
 	struct rcu_head rcu;
 };
 

@@ -22,8 +22,10 @@
  * The rule in a pool (dt_flags_handoff()): a thread that works
  * for a request it has not answered yet, waking another thread of its
  * own process, hands it that request (reason handoff, the waker in the
- * event's parent), unless it was handed it itself (its wake-ups then
- * say nothing); an untraced thread (or one that has answered) waking
+ * event's parent), once: a reader hands each request it read to the
+ * first thread it wakes, and its later wake-ups, like those of a thread
+ * that was handed its request, say nothing (they pass locks: CPython's
+ * GIL); an untraced thread (or one that has answered) waking
  * a thread that has answered its request gives it its next job: that
  * thread leaves its context. It is a guess, and the reason says so: the
  * kernel does not see which job the worker takes. A wake-up by an
@@ -126,26 +128,26 @@ bool dt_in_pool(void)
  * Under RCU: what current's wake-ups say. *c: the context it hands to
  * the threads it wakes, the one it works for, unless it has answered it
  * already (then a wake-up says "done", not "take this job"); NULL for
- * none (a client hands nothing). False: nothing at all, for a thread
- * that was handed its request and has not answered it: a worker's
- * wake-ups are its locks' (CPython's GIL, passed at each blocking call,
- * woke the workers busy with other calls in gRPC's pool, and each was
- * handed the traced call); and they are no "done" either.
+ * none (a client hands nothing); *f: current's entry, for *c. False:
+ * nothing at all, for a thread that was handed its request, or has
+ * handed it on already, and has not answered it: its other wake-ups are
+ * its locks' (CPython's GIL, passed at each blocking call, woke the
+ * workers busy with other calls in gRPC's pool, and each was handed the
+ * traced call); and they are no "done" either.
  */
-static bool dt_flags_handing(struct dt_ctx **c)
+static bool dt_flags_handing(struct dt_ctx **c, struct dt_flag **f)
 {
-	struct dt_flag *f;
-
 	RCU_LOCKDEP_WARN(!rcu_read_lock_any_held(), "hand-off without RCU");
 	*c = NULL;
 	if (!dt_flagged(current))
 		return true;
-	f = dt_flag_find(current);
-	if (!f || !f->ctx || READ_ONCE(f->wrote))
+	*f = dt_flag_find(current);
+	if (!*f || !(*f)->ctx || READ_ONCE((*f)->wrote))
 		return true;
-	if (READ_ONCE(f->reason) == DT_REASON_HANDOFF)
+	if (READ_ONCE((*f)->reason) == DT_REASON_HANDOFF ||
+	    READ_ONCE((*f)->handed))
 		return false;
-	*c = f->ctx;
+	*c = (*f)->ctx;
 	return true;
 }
 
@@ -250,13 +252,14 @@ static void dt_handoff_work(struct irq_work *w)
 static void dt_flags_handoff(struct task_struct *p)
 {
 	struct dt_handoff_ring *r;
+	struct dt_flag *f = NULL;
 	struct dt_handoff *h;
 	struct dt_ctx *c;
 
 	lockdep_assert_held(&p->pi_lock);
 	lockdep_assert_irqs_disabled();
 	rcu_read_lock();
-	if (!dt_flags_handing(&c) || (!c && !dt_flagged(p)) ||
+	if (!dt_flags_handing(&c, &f) || (!c && !dt_flagged(p)) ||
 	    (c && dt_flags_staying(p, c)))
 		goto out;
 	r = this_cpu_ptr(&dt_handoff_rings);
@@ -273,6 +276,9 @@ static void dt_flags_handoff(struct task_struct *p)
 	h->ctx = c;
 	r->tail++;
 	irq_work_queue(&r->work);
+	/* One job per request read: the first wake-up after it hands it. */
+	if (c)
+		WRITE_ONCE(f->handed, true);
 out:
 	rcu_read_unlock();
 }
