@@ -90,11 +90,12 @@ static int parse_num(const char *s, long min, long *out)
 }
 
 /*
- * Whether this thread's id is in dtracer's list_pid, in a request it has
- * not answered yet (a worker listed "answered" is still in its last
- * request, which it answered: its next calls are no marked calls).
+ * Whether this thread's id is in dtracer's list_pid: at all, or (unanswered)
+ * in a request it has not answered yet (a worker listed "answered" is
+ * still in its last request, which it answered: its next calls are no
+ * marked calls).
  */
-static bool flagged_now(void)
+static bool listed(bool unanswered)
 {
 	long tid = syscall(SYS_gettid);
 	char line[256];
@@ -105,23 +106,7 @@ static bool flagged_now(void)
 		return false;
 	while (!found && fgets(line, sizeof(line), f))
 		found = strtol(line, NULL, 10) == tid &&
-			!strstr(line, " answered");
-	fclose(f);
-	return found;
-}
-
-/* Whether this thread's id is in list_pid at all. */
-static bool listed_now(void)
-{
-	long tid = syscall(SYS_gettid);
-	char line[256];
-	bool found = false;
-	FILE *f = fopen("/sys/distributed-tracer/list_pid", "r");
-
-	if (!f)
-		return false;
-	while (!found && fgets(line, sizeof(line), f))
-		found = strtol(line, NULL, 10) == tid;
+			!(unanswered && strstr(line, " answered"));
 	fclose(f);
 	return found;
 }
@@ -179,7 +164,7 @@ static void *subscriber(void *arg)
 	while (fgets(line, sizeof(line), in)) {
 		line[strcspn(line, "\n")] = 0;
 		fprintf(out, "%s %s %ld\n", line,
-			listed_now() ? "traced" : "untraced",
+			listed(false) ? "traced" : "untraced",
 			(long)syscall(SYS_gettid));
 		fflush(out);
 	}
@@ -358,7 +343,7 @@ static int serve_request(struct conn *c)
 	 * request (dtracer's hand-off guess), and the store's request must
 	 * be asked under the state noted.
 	 */
-	traced = flagged_now();
+	traced = listed(true);
 	ok = !ask_store();
 	note(path, traced);
 	notify(path);
