@@ -237,6 +237,20 @@ static ssize_t go_store(struct kobject *kobj, struct kobj_attribute *attr,
 	return ret ? ret : count;
 }
 
+static ssize_t python_show(struct kobject *kobj, struct kobj_attribute *attr,
+			   char *buf)
+{
+	return dt_pyq_show(buf);
+}
+
+static ssize_t python_store(struct kobject *kobj, struct kobj_attribute *attr,
+			    const char *buf, size_t count)
+{
+	int ret = dt_pyq_set(buf, count);
+
+	return ret ? ret : count;
+}
+
 static ssize_t stats_show(struct kobject *kobj, struct kobj_attribute *attr,
 			  char *buf)
 {
@@ -275,10 +289,12 @@ static struct kobj_attribute dt_attr_max_propagations =
 static struct kobj_attribute dt_attr_gate = __ATTR_RW(gate);
 static struct kobj_attribute dt_attr_stats = __ATTR_RO(stats);
 static struct kobj_attribute dt_attr_go = __ATTR_RW(go);
+static struct kobj_attribute dt_attr_python = __ATTR_RW(python);
 
 static struct attribute *dt_attrs[] = {
 	&dt_attr_probe.attr,
 	&dt_attr_go.attr,
+	&dt_attr_python.attr,
 	&dt_attr_trace.attr,
 	&dt_attr_add_pid.attr,
 	&dt_attr_remove_pid.attr,

@@ -32,8 +32,9 @@
  *   it); dt_trust_lock alone (it serialises writers of the trust list).
  * - deferred.c's dt_pending_lock and goroutines.c's dt_go_lock
  *   (spin_lock_irqsave) are leaves: taken with no other lock of
- *   dtracer's held, nothing taken under them. goroutines.c's dt_go_mutex
- *   comes after dt_probe_lock (arming registers uprobes under it).
+ *   dtracer's held, nothing taken under them. uprobes.c's mutexes (one
+ *   per runtime) come after dt_probe_lock (arming registers uprobes under
+ *   them).
  * - Entries are freed with kfree_rcu(); nothing sleeps under any of them.
  * - A function that must run under a lock asserts it: lockdep for locks,
  *   sock_owned_by_me() for a socket's, RCU_LOCKDEP_WARN for RCU. A lock
@@ -110,6 +111,8 @@ enum dt_stat {
 	DT_STAT_H2_LOST,		/* HTTP/2 connections no longer counted */
 	DT_STAT_DEFERRED_RESYNCS,	/* event loops' counts put right */
 	DT_STAT_H2_CALLS,		/* HTTP/2 streams written upstream */
+	DT_STAT_QUEUE_HANDOFFS,		/* jobs taken from a queue, traced */
+	DT_STAT_DROP_QUEUE,		/* traced jobs lost: slot reused */
 	DT_STAT_COUNT
 };
 
@@ -345,6 +348,14 @@ bool dt_go_thread(void);
 void dt_go_untraced(void);
 void dt_go_mirror(bool served);
 void dt_go_task_exit(struct task_struct *task);
+
+/* pyqueue.c: CPython's job queues followed (uprobes). */
+int dt_pyq_arm(void);
+void dt_pyq_disarm(void);
+void dt_pyq_clear(void);
+int dt_pyq_set(const char *buf, size_t len);
+ssize_t dt_pyq_show(char *buf);
+bool dt_pyq_process(void);
 
 /* handoff.c: a thread serving a request hands it to the threads it wakes. */
 int dt_handoff_arm(void);

@@ -28,7 +28,7 @@
  * A user registers a Go binary (sysfs go: its path and the nine
  * functions' file offsets; the dtracer command finds them in the
  * binary's symbol table); dtracer puts uprobes there while the probe is
- * armed. Then a goroutine has a context as a thread has one, and the
+ * armed (uprobes.c). Then a goroutine has a context as a thread has one, and the
  * thread's flag follows the goroutine it runs:
  *
  * - whenever a thread running a goroutine reads or writes on TCP
@@ -99,39 +99,21 @@
  * in_task()). dt_go_lock (spin_lock_irqsave, as the module's other
  * locks) is a leaf: taken with no other lock of dtracer's held, nothing
  * but the allocator's free under it (the thread table is changed after
- * it is released). Registrations take dt_go_mutex (after state.c's
- * dt_probe_lock when arming), and may sleep.
+ * it is released). Registrations are uprobes.c's (its mutex, after
+ * state.c's dt_probe_lock when arming), and may sleep.
  */
 #include "dtracer.h"
+#include "uprobes.h"
 
-#include <linux/err.h>
-#include <linux/fs.h>
 #include <linux/hash.h>
 #include <linux/hashtable.h>
-#include <linux/mutex.h>
-#include <linux/namei.h>
-#include <linux/path.h>
 #include <linux/preempt.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
-#include <linux/uprobes.h>
 
-enum {
-	DT_GO_EXECUTE, DT_GO_STOPM, DT_GO_GOREADY, DT_GO_GOEXIT0,
-	DT_GO_CHANSEND, DT_GO_CHANRECV, DT_GO_SELECTGO, DT_GO_NEWPROC1,
-	DT_GO_RUNQPUT, DT_GO_FNS
-};
-
-static const char *const dt_go_fn_names[DT_GO_FNS] = {
-	"runtime.execute", "runtime.stopm", "runtime.goready",
-	"runtime.goexit0", "runtime.chansend", "runtime.chanrecv",
-	"runtime.selectgo", "runtime.newproc1", "runtime.runqput",
-};
-
-#define DT_GO_BINS 4
 #define DT_GO_SLOT_BITS 11
 #define DT_GO_BITS 10
 #define DT_GO_MAX 4096
@@ -140,26 +122,14 @@ static const char *const dt_go_fn_names[DT_GO_FNS] = {
 #define DT_GO_CHAN_AGE (2 * HZ)
 #define DT_GO_SELECT_MAX 16
 
-struct dt_go_bin {
-	bool used;
-	bool armed;
-	struct path path;
-	loff_t off[DT_GO_FNS];
-	struct uprobe_consumer uc[DT_GO_FNS];
-#ifdef DT_HAVE_UPROBE_UNREGISTER_NOSYNC
-	struct uprobe *up[DT_GO_FNS];
-#endif
-};
-
-static struct dt_go_bin dt_go_bins[DT_GO_BINS];
-static DEFINE_MUTEX(dt_go_mutex);	/* the bins, arming */
-static bool dt_go_on;			/* armed (under dt_go_mutex) */
 /*
- * Some binary's probes are on (written under dt_go_mutex): the packet
- * paths, the wake-up hook and thread exits ask goroutines.c nothing
- * more on a host that follows no Go program.
+ * The binaries followed (their probes on while the probe is armed:
+ * uprobes.c); defined at the end, with the handlers. Some binary's
+ * probes on (dt_uprobes_live()): the packet paths, the wake-up hook and
+ * thread exits ask goroutines.c nothing more on a host that follows no
+ * Go program.
  */
-static bool dt_go_live;
+static struct dt_uprobes dt_go_uprobes;
 
 /* Per thread: the goroutine it runs (0: none known). */
 struct dt_go_slot {
@@ -216,7 +186,7 @@ static struct dt_go_slot *dt_go_slot(void)
 /* Whether current runs goroutines of a registered binary. */
 bool dt_go_thread(void)
 {
-	return READ_ONCE(dt_go_live) &&
+	return dt_uprobes_live(&dt_go_uprobes) &&
 	       READ_ONCE(dt_go_slot()->tid) == task_pid_nr(current);
 }
 
@@ -226,7 +196,7 @@ void dt_go_task_exit(struct task_struct *task)
 	pid_t tid = task_pid_nr(task);
 	struct dt_go_slot *s = &dt_go_slots[hash_32(tid, DT_GO_SLOT_BITS)];
 
-	if (READ_ONCE(dt_go_live) && READ_ONCE(s->tid) == tid)
+	if (dt_uprobes_live(&dt_go_uprobes) && READ_ONCE(s->tid) == tid)
 		WRITE_ONCE(s->tid, 0);
 }
 
@@ -711,62 +681,6 @@ static int dt_go_on_runqput(struct uprobe_consumer *uc, struct pt_regs *regs)
 	return 0;
 }
 
-static int (*const dt_go_handlers[DT_GO_FNS])(struct uprobe_consumer *,
-					       struct pt_regs *) = {
-	dt_go_on_execute, dt_go_on_stopm, dt_go_on_goready, dt_go_on_goexit0,
-	dt_go_on_chansend, dt_go_on_chanrecv, dt_go_on_selectgo,
-	dt_go_on_newproc1, dt_go_on_runqput,
-};
-
-/* Under dt_go_mutex: b's uprobes off (the first n of them). */
-static void dt_go_unregister(struct dt_go_bin *b, int n)
-{
-	struct inode *inode = d_inode(b->path.dentry);
-	int i;
-
-	lockdep_assert_held(&dt_go_mutex);
-	for (i = 0; i < n; i++) {
-#ifdef DT_HAVE_UPROBE_UNREGISTER_NOSYNC
-		uprobe_unregister_nosync(b->up[i], &b->uc[i]);
-#else
-		uprobe_unregister(inode, b->off[i], &b->uc[i]);
-#endif
-	}
-#ifdef DT_HAVE_UPROBE_UNREGISTER_NOSYNC
-	if (n)
-		uprobe_unregister_sync();
-#endif
-	(void)inode;
-}
-
-/* Under dt_go_mutex: b's uprobes on, all or none. */
-static int dt_go_register(struct dt_go_bin *b)
-{
-	struct inode *inode = d_inode(b->path.dentry);
-	int i, ret = 0;
-
-	lockdep_assert_held(&dt_go_mutex);
-	for (i = 0; i < DT_GO_FNS; i++) {
-		memset(&b->uc[i], 0, sizeof(b->uc[i]));
-		b->uc[i].handler = dt_go_handlers[i];
-#ifdef DT_HAVE_UPROBE_UNREGISTER_NOSYNC
-		b->up[i] = uprobe_register(inode, b->off[i], 0, &b->uc[i]);
-		ret = PTR_ERR_OR_ZERO(b->up[i]);
-#else
-		ret = uprobe_register(inode, b->off[i], &b->uc[i]);
-#endif
-		if (ret) {
-			pr_warn("go: uprobe on %s at %#llx: error %d\n",
-				dt_go_fn_names[i], (unsigned long long)b->off[i],
-				ret);
-			dt_go_unregister(b, i);
-			return ret;
-		}
-	}
-	b->armed = true;
-	return 0;
-}
-
 /* The goroutines' table emptied (disarmed, or the last binary gone). */
 static void dt_go_forget(void)
 {
@@ -789,214 +703,54 @@ static void dt_go_forget(void)
 	memset(dt_go_slots, 0, sizeof(dt_go_slots));
 }
 
-/* Under dt_go_mutex: dt_go_live says whether some binary's probes are on. */
-static void dt_go_live_update_locked(void)
-{
-	bool live = false;
-	int i;
-
-	lockdep_assert_held(&dt_go_mutex);
-	for (i = 0; i < DT_GO_BINS; i++)
-		live |= dt_go_bins[i].armed;
-	WRITE_ONCE(dt_go_live, live);
-}
-
-/* state.c: the uprobes follow the probe (armed: on, disarmed: off). */
-int dt_go_arm(void)
-{
-	int i, ret = 0;
-
-	mutex_lock(&dt_go_mutex);
-	dt_go_on = true;
-	for (i = 0; i < DT_GO_BINS && !ret; i++)
-		if (dt_go_bins[i].used && !dt_go_bins[i].armed)
-			ret = dt_go_register(&dt_go_bins[i]);
-	dt_go_live_update_locked();
-	mutex_unlock(&dt_go_mutex);
-	if (ret)
-		dt_go_disarm();
-	return ret;
-}
-
-void dt_go_disarm(void)
-{
-	int i;
-
-	mutex_lock(&dt_go_mutex);
-	dt_go_on = false;
-	for (i = 0; i < DT_GO_BINS; i++)
-		if (dt_go_bins[i].armed) {
-			dt_go_unregister(&dt_go_bins[i], DT_GO_FNS);
-			dt_go_bins[i].armed = false;
-		}
-	dt_go_live_update_locked();
-	dt_go_forget();
-	mutex_unlock(&dt_go_mutex);
-}
+static const struct dt_uprobe_fn dt_go_fns[] = {
+	{ "runtime.execute", dt_go_on_execute },
+	{ "runtime.stopm", dt_go_on_stopm },
+	{ "runtime.goready", dt_go_on_goready },
+	{ "runtime.goexit0", dt_go_on_goexit0 },
+	{ "runtime.chansend", dt_go_on_chansend },
+	{ "runtime.chanrecv", dt_go_on_chanrecv },
+	{ "runtime.selectgo", dt_go_on_selectgo },
+	{ "runtime.newproc1", dt_go_on_newproc1 },
+	{ "runtime.runqput", dt_go_on_runqput },
+};
 
 /*
  * sysfs go: "PATH OFFSET_EXECUTE OFFSET_STOPM OFFSET_GOREADY
  * OFFSET_GOEXIT0 OFFSET_CHANSEND OFFSET_CHANRECV OFFSET_SELECTGO
- * OFFSET_NEWPROC1 OFFSET_RUNQPUT" registers a binary (file offsets, as
- * the dtracer command's go finds them), "-PATH" removes it, "clear" all.
- * The probes go on at once if the probe is armed; nothing is
- * half-applied.
+ * OFFSET_NEWPROC1 OFFSET_RUNQPUT" (file offsets, as the dtracer
+ * command's go finds them); see uprobes.c.
  */
-static int dt_go_add(const char *path, const u64 *off)
-{
-	struct dt_go_bin *b = NULL;
-	struct path p;
-	int i, ret;
+static struct dt_uprobes dt_go_uprobes = {
+	.what = "go",
+	.fns = dt_go_fns,
+	.nfns = ARRAY_SIZE(dt_go_fns),
+	.forget = dt_go_forget,
+	.mutex = __MUTEX_INITIALIZER(dt_go_uprobes.mutex),
+};
 
-	ret = kern_path(path, LOOKUP_FOLLOW, &p);
-	if (ret)
-		return ret;
-	if (!d_is_reg(p.dentry)) {
-		path_put(&p);
-		return -EINVAL;
-	}
-	mutex_lock(&dt_go_mutex);
-	for (i = 0; i < DT_GO_BINS; i++) {
-		if (dt_go_bins[i].used &&
-		    d_inode(dt_go_bins[i].path.dentry) == d_inode(p.dentry)) {
-			ret = -EEXIST;
-			goto out;
-		}
-		if (!b && !dt_go_bins[i].used)
-			b = &dt_go_bins[i];
-	}
-	if (!b) {
-		ret = -ENOSPC;
-		goto out;
-	}
-	b->path = p;
-	for (i = 0; i < DT_GO_FNS; i++)
-		b->off[i] = off[i];
-	b->armed = false;
-	ret = dt_go_on ? dt_go_register(b) : 0;
-	if (!ret) {
-		b->used = true;
-		p.dentry = NULL;
-	}
-	dt_go_live_update_locked();
-out:
-	mutex_unlock(&dt_go_mutex);
-	if (p.dentry)
-		path_put(&p);
-	return ret;
+/* state.c: the uprobes follow the probe (armed: on, disarmed: off). */
+int dt_go_arm(void)
+{
+	return dt_uprobes_arm(&dt_go_uprobes);
 }
 
-static void dt_go_drop_locked(struct dt_go_bin *b)
+void dt_go_disarm(void)
 {
-	lockdep_assert_held(&dt_go_mutex);
-	if (b->armed)
-		dt_go_unregister(b, DT_GO_FNS);
-	path_put(&b->path);
-	memset(b, 0, sizeof(*b));
-}
-
-static int dt_go_remove(const char *path)
-{
-	struct path p;
-	int i, ret, left;
-
-	ret = kern_path(path, LOOKUP_FOLLOW, &p);
-	if (ret)
-		return ret;
-	ret = -ENOENT;
-	left = 0;
-	mutex_lock(&dt_go_mutex);
-	for (i = 0; i < DT_GO_BINS; i++) {
-		if (dt_go_bins[i].used &&
-		    d_inode(dt_go_bins[i].path.dentry) == d_inode(p.dentry)) {
-			dt_go_drop_locked(&dt_go_bins[i]);
-			ret = 0;
-		}
-		left += dt_go_bins[i].used;
-	}
-	dt_go_live_update_locked();
-	/* The last one gone: no probe runs, the goroutines are forgotten. */
-	if (!ret && !left)
-		dt_go_forget();
-	mutex_unlock(&dt_go_mutex);
-	path_put(&p);
-	return ret;
+	dt_uprobes_disarm(&dt_go_uprobes);
 }
 
 void dt_go_clear(void)
 {
-	int i;
-
-	mutex_lock(&dt_go_mutex);
-	for (i = 0; i < DT_GO_BINS; i++)
-		if (dt_go_bins[i].used)
-			dt_go_drop_locked(&dt_go_bins[i]);
-	dt_go_live_update_locked();
-	dt_go_forget();
-	mutex_unlock(&dt_go_mutex);
+	dt_uprobes_clear(&dt_go_uprobes);
 }
 
 int dt_go_set(const char *buf, size_t len)
 {
-	char *s, *path, *tok, *rest;
-	u64 off[DT_GO_FNS];
-	int i, ret;
-
-	s = kstrndup(buf, len, GFP_KERNEL);
-	if (!s)
-		return -ENOMEM;
-	rest = strim(s);
-	ret = -EINVAL;
-	if (!strcmp(rest, "clear")) {
-		dt_go_clear();
-		ret = 0;
-	} else if (rest[0] == '-' && rest[1] == '/' && !strpbrk(rest, " \t\n")) {
-		ret = dt_go_remove(rest + 1);
-	} else if (rest[0] == '/') {
-		path = strsep(&rest, " \t");
-		for (i = 0; i < DT_GO_FNS; i++) {
-			do {
-				tok = strsep(&rest, " \t");
-			} while (tok && !*tok);
-			if (!tok || kstrtou64(tok, 0, &off[i]) || !off[i])
-				goto out;
-		}
-		if (rest && *skip_spaces(rest))
-			goto out;
-		ret = dt_go_add(path, off);
-	}
-out:
-	kfree(s);
-	return ret;
+	return dt_uprobes_set(&dt_go_uprobes, buf, len);
 }
 
-/* sysfs go, read: "PATH OFFSETS... armed|off" a registered binary. */
 ssize_t dt_go_show(char *buf)
 {
-	ssize_t n = 0;
-	char *tmp, *name;
-	int i, k;
-
-	tmp = kmalloc(PATH_MAX, GFP_KERNEL);
-	if (!tmp)
-		return -ENOMEM;
-	mutex_lock(&dt_go_mutex);
-	for (i = 0; i < DT_GO_BINS; i++) {
-		struct dt_go_bin *b = &dt_go_bins[i];
-
-		if (!b->used)
-			continue;
-		name = d_path(&b->path, tmp, PATH_MAX);
-		if (IS_ERR(name))
-			name = "?";
-		n += scnprintf(buf + n, PAGE_SIZE - n, "%s", name);
-		for (k = 0; k < DT_GO_FNS; k++)
-			n += scnprintf(buf + n, PAGE_SIZE - n, " %#llx",
-				       (unsigned long long)b->off[k]);
-		n += scnprintf(buf + n, PAGE_SIZE - n, " %s\n",
-			       b->armed ? "armed" : "off");
-	}
-	mutex_unlock(&dt_go_mutex);
-	kfree(tmp);
-	return n;
+	return dt_uprobes_show(&dt_go_uprobes, buf);
 }

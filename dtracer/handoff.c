@@ -29,7 +29,9 @@
  * a thread that has answered its request gives it its next job: that
  * thread leaves its context. It is a guess, and the reason says so: the
  * kernel does not see which job the worker takes. A wake-up by an
- * interrupt, of another process, of a kernel thread, says nothing.
+ * interrupt, of another process, of a kernel thread, says nothing; nor
+ * does one in a process that hands its jobs through a followed Python
+ * queue (pyqueue.c), which says exactly who takes them.
  *
  * Locking: the probe runs inside try_to_wake_up(), the wakee's pi_lock
  * (a raw spinlock) held and interrupts off (asserted). It takes no lock
@@ -287,7 +289,7 @@ static void dt_on_waking(void *data, struct task_struct *p)
 {
 	if (!atomic_read(&dt_trace_active) || !in_task() || p == current ||
 	    (p->flags & PF_KTHREAD) || !same_thread_group(current, p) ||
-	    !dt_in_pool() || dt_go_thread())
+	    !dt_in_pool() || dt_go_thread() || dt_pyq_process())
 		return;
 	dt_flags_handoff(p);
 }

@@ -55,6 +55,7 @@ static void __exit dt_exit(void)
 	dt_control_exit();
 	dt_probe_set(false);
 	dt_go_clear();
+	dt_pyq_clear();
 	dt_lifecycle_exit();
 	dt_flags_exit();
 	dt_trust_exit();

@@ -4,7 +4,7 @@
  *
  * probe: whether the packet hooks are armed. Arming registers, in order,
  * the socket table's destroy hook, ingress, egress, the hand-off's
- * wake-up hook, Go's uprobes, AF_UNIX hops (never failing: unix.c);
+ * wake-up hook, Go's uprobes, CPython's queues' uprobes, AF_UNIX hops (never failing: unix.c);
  * disarming undoes them
  * in reverse, then drops every socket entry and ends every request's
  * context (the threads in one are unflagged; clients stay). A failure on the way
@@ -45,9 +45,14 @@ static int dt_arm(void)
 	ret = dt_go_arm();
 	if (ret)
 		goto out_handoff;
+	ret = dt_pyq_arm();
+	if (ret)
+		goto out_go;
 	dt_unix_arm();
 	return 0;
 
+out_go:
+	dt_go_disarm();
 out_handoff:
 	dt_handoff_disarm();
 out_egress:
@@ -62,6 +67,7 @@ out_sockets:
 static void dt_disarm(void)
 {
 	dt_unix_disarm();
+	dt_pyq_disarm();
 	dt_go_disarm();
 	dt_handoff_disarm();
 	dt_egress_disarm();

@@ -54,6 +54,8 @@ static const char *const dt_stat_names[DT_STAT_COUNT] = {
 	[DT_STAT_H2_LOST] = "h2_lost",
 	[DT_STAT_DEFERRED_RESYNCS] = "deferred_resyncs",
 	[DT_STAT_H2_CALLS] = "h2_calls",
+	[DT_STAT_QUEUE_HANDOFFS] = "queue_handoffs",
+	[DT_STAT_DROP_QUEUE] = "drops_queue",
 };
 
 void dt_stat_inc(enum dt_stat s)

@@ -23,7 +23,8 @@ unit_tests = %reldir%/unit/test-parse %reldir%/unit/test-ranges \
 	%reldir%/unit/test-interim %reldir%/unit/test-frames %reldir%/unit/test-order \
 	%reldir%/unit/test-hull %reldir%/unit/test-sync %reldir%/unit/test-retime \
 	%reldir%/unit/test-requests %reldir%/unit/test-export %reldir%/unit/test-view \
-	%reldir%/unit/test-watch %reldir%/unit/test-go-elf
+	%reldir%/unit/test-watch %reldir%/unit/test-go-elf \
+	%reldir%/unit/test-pyqueue-elf
 check_PROGRAMS = $(unit_tests) %reldir%/tools/dt-tcp %reldir%/tools/dt-pcap \
 	%reldir%/tools/dt-retime %reldir%/tools/dt-view-fixture \
 	%reldir%/tools/dt-export-check %reldir%/tools/dt-crowd %reldir%/tools/dt-inject \
@@ -73,6 +74,9 @@ tests_tools_dt_view_fixture_LDADD = $(COLLECTOR_LIB) $(GLIB_LIBS) $(JSONC_LIBS) 
 tests_unit_test_go_elf_SOURCES = %reldir%/unit/test-go-elf.c %reldir%/unit/tap.h
 tests_unit_test_go_elf_CPPFLAGS = $(COLLECTOR_CPPFLAGS) -I$(srcdir)/tests/unit
 tests_unit_test_go_elf_LDADD = $(COLLECTOR_LIB)
+tests_unit_test_pyqueue_elf_SOURCES = %reldir%/unit/test-pyqueue-elf.c %reldir%/unit/tap.h
+tests_unit_test_pyqueue_elf_CPPFLAGS = $(COLLECTOR_CPPFLAGS) -I$(srcdir)/tests/unit
+tests_unit_test_pyqueue_elf_LDADD = $(COLLECTOR_LIB)
 tests_tools_dt_export_check_SOURCES = %reldir%/tools/dt-export-check.c
 tests_tools_dt_export_check_CFLAGS = $(AM_CFLAGS) $(JSONC_CFLAGS)
 tests_tools_dt_export_check_LDADD = $(JSONC_LIBS)

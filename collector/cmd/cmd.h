@@ -11,5 +11,6 @@ int dt_cmd_view(int argc, char **argv);
 int dt_cmd_export(int argc, char **argv);
 int dt_cmd_watch(int argc, char **argv);
 int dt_cmd_go(int argc, char **argv);
+int dt_cmd_python(int argc, char **argv);
 
 #endif

@@ -11,6 +11,7 @@
  *   dtracer export    them as Perfetto or OpenTelemetry JSON
  *   dtracer watch     the requests of live sessions, as they complete
  *   dtracer go        follow a Go program's goroutines
+ *   dtracer python    follow the jobs Python's pools queue
  */
 #include <stdio.h>
 #include <string.h>
@@ -39,7 +40,9 @@ static int usage(FILE *f)
 		"  watch [--tree] [--timeout DURATION] [--html FILE] COLLECTOR[:PORT]\n"
 		"                                      the requests of live sessions, as they end\n"
 		"  go [--remove|--print] BINARY... | go --list\n"
-		"                                      follow Go programs' goroutines\n");
+		"                                      follow Go programs' goroutines\n"
+		"  python [--remove|--print] MODULE... | python --list\n"
+		"                                      follow Python pools' jobs\n");
 	return f == stdout ? 0 : 2;
 }
 
@@ -65,6 +68,8 @@ int main(int argc, char **argv)
 		return dt_cmd_watch(argc - 1, argv + 1);
 	if (!strcmp(cmd, "go"))
 		return dt_cmd_go(argc - 1, argv + 1);
+	if (!strcmp(cmd, "python"))
+		return dt_cmd_python(argc - 1, argv + 1);
 	if (!strcmp(cmd, "export"))
 		return dt_cmd_export(argc - 1, argv + 1);
 	if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help"))

@@ -23,12 +23,12 @@ rm -f "$DT_TRUST_CONF"
 check "modprobe dtracer" modprobe dtracer
 for f in add_pid:200 remove_pid:200 list_pid:444 stats:444 inherit:644 \
 	max_threads:644 max_sockets:644 gate:644 trust:644 trust_netns:644 \
-	max_propagations:644 probe:644 trace:444 go:644; do
+	max_propagations:644 probe:644 trace:444 go:644 python:644; do
 	check "${f%:*} has mode ${f#*:}, owned by root" \
 		test "$(stat -c '%a %U' $sys/${f%:*})" = "${f#*:} root"
 done
 n=$(ls $sys | wc -l)
-check "no other file in $sys ($n files)" test "$n" = 14
+check "no other file in $sys ($n files)" test "$n" = 15
 check "trust: loopback only by default" reads_exactly $sys/trust "127.0.0.0/8 ::1/128"
 check "max_propagations: 1000 by default" reads_exactly $sys/max_propagations 1000
 check "list_pid is empty after load" list_is
@@ -206,6 +206,7 @@ check "nobody cannot change max_propagations" \
 	as_nobody "write_expect $sys/max_propagations 0 'Permission denied'"
 check "nobody cannot write to trace" as_nobody "write_expect $sys/trace 1 'Permission denied'"
 check "nobody cannot change go" as_nobody "write_expect $sys/go clear 'Permission denied'"
+check "nobody cannot change python" as_nobody "write_expect $sys/python clear 'Permission denied'"
 check "... nothing changed" list_is "$s1 $s1 manual" "$s2 $s2 manual"
 check "... trust, probe, gate, limits as they were" sh -c "
 	[ \"\$(cat $sys/trust)\" = '127.0.0.0/8 ::1/128' ] && [ \$(cat $sys/probe) = 0 ] &&
@@ -252,6 +253,21 @@ check "... three left" sh -c "[ \$(grep -c . $sys/go) -eq 3 ]"
 check "probe 1 again, with the Go program running" sh -c "echo 1 > $sys/probe && kill -0 $gpid"
 check "go clear" sh -c "echo clear > $sys/go && test -z \"\$(cat $sys/go)\""
 check "the Go program still runs" kill -0 $gpid
+# python: CPython's _queue modules whose SimpleQueue is followed (the
+# same registry, uprobes.c: its limits are go's, checked above). A copy
+# of this machine's module in the tmpfs, as go's binaries.
+check "python reads empty" test -z "$(cat $sys/python)"
+for bad in bogus '/tmp 1 2 3' '/tmp 1 2 3 4 5' '/tmp 0 1 2 3' '-'; do
+	check "python refuses '$bad' with EINVAL" write_expect $sys/python "$bad" "Invalid argument"
+done
+check "dtracer python refuses a file that is not CPython's _queue, saying why" sh -c \
+	"! $dtracer python /bin/sh > /tmp/pyq.err 2>&1 && grep -q 'no method SimpleQueue.put' /tmp/pyq.err"
+cp "$(python3 -c 'import _queue; print(_queue.__file__)')" /tmp/dt-queue.so
+check "dtracer python: a _queue module, probe 1: armed" sh -c \
+	"$dtracer python /tmp/dt-queue.so && grep -q '^/tmp/dt-queue.so 0x[0-9a-f]* 0x[0-9a-f]* 0x[0-9a-f]* 0x[0-9a-f]* armed\$' $sys/python"
+check "... the same one twice is refused with EEXIST" write_expect $sys/python \
+	"$($dtracer python --print /tmp/dt-queue.so)" "File exists"
+check "... probe 0: off" sh -c "echo 0 > $sys/probe && grep -q ' off\$' $sys/python && echo 1 > $sys/probe"
 check "two followed again, armed, for rmmod" $dtracer go /tmp/gomid-1 /tmp/gomid-2
 check "mem_goroutines back to 0 with nothing traced" sh -c "grep -qx 'mem_goroutines 0' $sys/stats"
 check "rmmod with two threads flagged" rmmod dtracer

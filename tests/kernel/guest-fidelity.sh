@@ -107,7 +107,8 @@
 # multiplexes every client's calls on one HTTP/2 connection to Go's
 # server (its writes' streams counted: h2.c), to a floor; with
 # Python's (python3-grpcio: a poller thread hands each call to a pool
-# of 4, handoff.c), to a floor.
+# of 4 through CPython's SimpleQueue, followed by `dtracer python`:
+# pyqueue.c), to a floor.
 # And, with DT_FIDELITY_BENCH=1 only, io_uring (dt-uring on dt-b: one
 # thread, one ring, 8 kept-alive upstream connections, under ab -k -c
 # 32): plain, with SQPOLL's kernel thread doing the I/O, and with
@@ -1150,6 +1151,16 @@ dt-b)
 	if phase 21 || phase 22; then
 		# The Go server's socket file stays after it.
 		rm -f /tmp/grpc.sock
+		# CPython's queues followed (pyqueue.c): its _queue module,
+		# from the guest's tmpfs (uprobes do not read 9p's pages),
+		# bound over the file python3 imports.
+		pyq=$(python3 -c 'import _queue; print(_queue.__file__)')
+		cp "$pyq" /tmp/dt-queue.so
+		check "CPython's _queue module from a tmpfs ($pyq)" \
+			mount --bind /tmp/dt-queue.so "$pyq"
+		check "dtracer python: its SimpleQueue's put and get followed" \
+			"$DT_BUILDDIR/collector/dtracer" python "$pyq"
+		_qh=$(stat_of queue_handoffs)
 		"$DT_BUILDDIR/tests/vm/build/grpc/bin/python3-grpc" \
 			"$DT_SRCDIR/tests/tools/dt-grpc.py" /tmp/grpc.sock 8098 \
 			dt-c:8000 /tmp/grpc.log 4 > /tmp/grpc.err 2>&1 &
@@ -1157,27 +1168,32 @@ dt-b)
 		check "dt-grpc.py (Debian's python3-grpcio, unpacked) listens on /tmp/grpc.sock and 8098" \
 			wait_for 120 sh -c "ss -Hlx | grep -q /tmp/grpc.sock &&
 				ss -Hltn | grep -q ':8098 '"
-		# gRPC's C core reads every call in its poller thread and
-		# runs it in a worker, which answers it: a pool (handoff.c)
-		# from the first call's answer, each next call handed to the
-		# worker the poller wakes (a guess): checked to a floor, the
-		# figures in docs/benchmarks.md. A worker's own wake-ups
-		# (CPython's GIL) say nothing; the poller's, before it reads
-		# again, hand the call on: up to 10% of the others over the
-		# UNIX socket (0 in every run), 20% over TCP (5 of 64 in a
-		# fresh clone's run, both cores busy).
+		# gRPC's C core reads every call in its poller thread, which
+		# submits it to the pool (concurrent.futures: a
+		# SimpleQueue), and a worker takes it and answers it: the
+		# worker takes the call's request with the job (pyqueue.c),
+		# so every flagged call is traced from its first. What the
+		# poller serves when it submits stays a guess (the call it
+		# last read): checked to a floor, the figures in
+		# docs/benchmarks.md.
 		if phase 21; then
 			server 21 grpc $pids $rpid $cpid
-			guess grpc $N 60 10 /tmp/grpc.log \
+			guess grpc $N 80 10 /tmp/grpc.log \
 				"Python's gRPC server behind nginx's UNIX socket"
 		fi
 		if phase 22; then
 			server 22 grpctcp $pids $rpid $cpid
-			guess grpctcp $N 60 20 /tmp/grpc.log \
+			guess grpctcp $N 80 10 /tmp/grpc.log \
 				"Python's gRPC server behind nginx over TCP"
 		fi
+		check "[grpc] jobs handed through CPython's queue (queue_handoffs grew by $(($(stat_of queue_handoffs) - _qh)), at least $N)" \
+			test $(($(stat_of queue_handoffs) - _qh)) -ge $N
 		cp /tmp/grpc.log /tmp/grpc.err "$DT_RESULTS/"
 		kill $cpid
+		check "dtracer python --remove: the module no longer followed" sh -c \
+			"'$DT_BUILDDIR/collector/dtracer' python --remove '$pyq' && ! grep -q . $sys/python"
+		wait $cpid 2> /dev/null
+		umount "$pyq"
 	fi
 	if [ "$go" = 1 ] && phase 14; then
 		uring 14 uring 8094
@@ -1320,11 +1336,11 @@ dt-c)
 	fi
 	if phase 21; then
 		server 21 grpc $hpid $pool $mixed
-		guess grpc $N 60 10 /tmp/httpd.log "the backend"
+		guess grpc $N 80 10 /tmp/httpd.log "the backend"
 	fi
 	if phase 22; then
 		server 22 grpctcp $hpid $pool $mixed
-		guess grpctcp $N 60 20 /tmp/httpd.log "the backend"
+		guess grpctcp $N 80 10 /tmp/httpd.log "the backend"
 	fi
 	# io_uring, measured only (docs/limitations.md): the ring's reads
 	# and calls by one thread (the program's; SQPOLL's kernel thread)

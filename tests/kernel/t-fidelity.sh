@@ -27,7 +27,8 @@
 # floor behind nginx), the same calls through nghttpx, every one
 # on a single HTTP/2 connection to the server (answers exact, a floor),
 # and nginx's grpc_pass to Python's gRPC server (a poller and a pool of
-# workers: a floor)
+# workers fed through CPython's SimpleQueue, followed by `dtracer
+# python`: a floor)
 # (the Go tier: 28 s alone, about
 # 70 s beside the other lane, on the lane that is not the suite's
 # critical path). The asyncio and Java tiers are bench/fidelity.sh's
