@@ -257,6 +257,42 @@ static struct dt_ctx *dt_pending_take(const struct dt_loop *l, u32 pos,
 }
 
 /*
+ * unix.c: current, a loop, writes a call over a UNIX socket (not
+ * counted in its order) while back in a request already answered (it
+ * read that request's answer): the call is of the oldest traced
+ * request it read that no call took and that is not answered yet, if
+ * any (its context: the entry's reference, for the caller to put).
+ * Entries of answered requests go on the way.
+ */
+struct dt_ctx *dt_loop_take_oldest(void)
+{
+	const struct dt_loop *l =
+		&dt_loops[hash_32(current->pid, DT_LOOPS_BITS)];
+	struct dt_pending *e, *best = NULL;
+	struct dt_ctx *c = NULL;
+	unsigned long irq;
+
+	if (!atomic_read(&dt_npending) || READ_ONCE(l->tid) != current->pid)
+		return NULL;
+	spin_lock_irqsave(&dt_pending_lock, irq);
+	for (e = dt_pending; e < dt_pending + DT_PENDING_MAX; e++) {
+		if (!e->ctx || e->tid != l->tid || e->epoch != l->epoch)
+			continue;
+		if (READ_ONCE(e->ctx->answered) || dt_pending_stale_locked(e))
+			dt_pending_drop_locked(e);
+		else if (!best || (s32)(e->pos - best->pos) < 0)
+			best = e;
+	}
+	if (best) {
+		c = best->ctx;
+		best->ctx = NULL;
+		atomic_dec(&dt_npending);
+	}
+	spin_unlock_irqrestore(&dt_pending_lock, irq);
+	return c;
+}
+
+/*
  * current writes a request on sk, a connection this host opened, or
  * connects sk; counted: the forward was counted already (the first
  * write after a connect that was one); streams: the HTTP/2 streams the

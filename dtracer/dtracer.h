@@ -113,6 +113,7 @@ enum dt_stat {
 	DT_STAT_H2_CALLS,		/* HTTP/2 streams written upstream */
 	DT_STAT_QUEUE_HANDOFFS,		/* jobs taken from a queue, traced */
 	DT_STAT_DROP_QUEUE,		/* traced jobs lost: slot reused */
+	DT_STAT_UNIX_CALLS_MOVED,	/* loops' UNIX calls off a stale request */
 	DT_STAT_COUNT
 };
 
@@ -334,6 +335,7 @@ bool dt_loop_responded(const struct sock *sk, enum dt_answer a, bool tls13,
 		       u32 rec);
 enum dt_fwd dt_loop_forward(const struct sock *sk, bool counted,
 			    int streams, struct dt_ctx **c);
+struct dt_ctx *dt_loop_take_oldest(void);
 void dt_loop_answered(const struct dt_ctx *c);
 void dt_loop_closed(const struct sock *sk);
 void dt_loop_reset(void);

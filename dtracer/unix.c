@@ -208,6 +208,39 @@ static enum dt_unix_kind dt_unix_note(const struct sock *sk,
 }
 
 /*
+ * An event loop's call over a UNIX socket (by: its writer, flagged):
+ * the loop's context is the request it last read, or whose answer it
+ * last read. If that request is answered already (the loop read its
+ * answer, then writes another call before it answers its client), the
+ * call is not of it: it goes on the call this thread began on sk, if
+ * its request is not answered, or is of the oldest traced request the
+ * loop read that no call took (deferred.c's pending requests). A
+ * reference, for the caller to put; NULL: by's context decides, as for
+ * any write. A guess, as deferred.c's order: nginx reads a request,
+ * then the answer of the call before, then writes the request's call.
+ * Under RCU.
+ */
+static struct dt_ctx *dt_unix_next_call(const struct sock *sk,
+					const struct dt_sender *by)
+{
+	struct dt_ctx *c;
+	struct dt_unix *e;
+
+	if (by->client || !by->ctx || by->answered ||
+	    !READ_ONCE(by->ctx->answered) || dt_unix_serving(sk) ||
+	    dt_in_pool() || dt_go_thread())
+		return NULL;
+	e = dt_unix_find(sk);
+	if (e && READ_ONCE(e->kind) == DT_UNIX_REQUEST &&
+	    READ_ONCE(e->by) == task_pid_nr(current)) {
+		c = READ_ONCE(e->ctx);
+		if (c && !READ_ONCE(c->answered) && dt_ctx_tryget(c))
+			return c;
+	}
+	return dt_loop_take_oldest();
+}
+
+/*
  * Whether a write (msg) is an interim answer (interim.h: HTTP/2's
  * connection frames, an HTTP 1xx): a whole write of 64 bytes at most.
  */
@@ -236,8 +269,8 @@ static int dt_unix_send(struct kprobe *p, struct pt_regs *regs)
 	const struct sock *sk = READ_ONCE(sock->sk), *peer;
 	struct dt_sender by;
 	pid_t reader = 0, tgid = 0;
+	struct dt_ctx *owner, *next;
 	struct dt_unix *pe, *e;
-	struct dt_ctx *owner;
 	bool flagged;
 
 	/* Nothing flagged, nothing followed: the usual case, no lookup. */
@@ -264,6 +297,11 @@ static int dt_unix_send(struct kprobe *p, struct pt_regs *regs)
 		return 0;
 	}
 	flagged = dt_flag_sender(current, &by);
+	next = flagged ? dt_unix_next_call(sk, &by) : NULL;
+	if (next) {
+		by.ctx = next;
+		dt_stat_inc(DT_STAT_UNIX_CALLS_MOVED);
+	}
 	if (dt_unix_note(sk, peer, flagged ? &by : NULL, &owner, &reader,
 			 &tgid) == DT_UNIX_RESPONSE) {
 		if (!(flagged && (by.client || by.ctx == owner)))
@@ -288,6 +326,7 @@ static int dt_unix_send(struct kprobe *p, struct pt_regs *regs)
 		rcu_read_unlock();
 	}
 	dt_ctx_put(owner);
+	dt_ctx_put(next);
 	return 0;
 }
 
