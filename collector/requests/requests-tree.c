@@ -128,7 +128,8 @@ static void attach_helpers(GArray *cl, GArray *helpers)
  * Where raw span i next sent a request on the flow of its send s, once an
  * answer had come back there: the request s made was over by then, on
  * i's own clock (a client that waits for each answer, on a kept-alive
- * connection). INT64_MAX if it sent none.
+ * connection). The time its send call was entered, where that request's
+ * branch starts. INT64_MAX if it sent none.
  */
 static int64_t next_request(struct finish *F, int i, GArray *msgs,
 			    const struct seg *s)
@@ -139,11 +140,15 @@ static int64_t next_request(struct finish *F, int i, GArray *msgs,
 
 	for (k = 0; k < msgs->len; k++) {
 		struct msg *g = &g_array_index(msgs, struct msg, k);
+		int64_t entry;
 
-		if (g->from == i && dt_flow_equal(&g->flow, &s->flow) &&
-		    g->send > s->ts && g->send < next &&
-		    rq_answered(F, &rev, s->host, s->ts, g->send))
-			next = g->send;
+		if (g->from != i || !dt_flow_equal(&g->flow, &s->flow) ||
+		    g->send <= s->ts ||
+		    !rq_answered(F, &rev, s->host, s->ts, g->send))
+			continue;
+		entry = send_at(F, g->first_send)->sys_entry;
+		if (entry < next)
+			next = entry;
 	}
 	return next;
 }

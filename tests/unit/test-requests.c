@@ -441,6 +441,46 @@ static void keepalive_skewed(void)
 	dt_rq_model_free(m);
 }
 
+/*
+ * Keep-alive, the server's first span still open when the client enters
+ * the system call of its next send (the mark comes later in that call):
+ * the first request ends where that call began. Before, it ended at the
+ * mark and the second began at the call: the two overlapped and were
+ * one request (the demo's 5 of 6, now and then, in fresh clones' runs).
+ */
+static void keepalive_entry(void)
+{
+	struct dt_flow f = flow(0, 1, 40000, 80);
+	struct dt_rq_model *m;
+
+	begin(2);
+	flag(0, 100, 100, 0, (struct dt_flow){ 0 }, 100);
+	sys(0, 900, 100, "sendto", 1, 3);
+	send(0, 1000, 100, f, 1, 50);
+	sys(0, 1010, 100, "sendto", 0, 50);
+	recv(1, 1100, f, 1, 50);
+	flag(1, 1300, 200, 1, f, 200);
+	send(1, 1500, 200, rev(f), 1, 10);
+	recv(0, 1700, rev(f), 1, 10);
+	sys(0, 2900, 100, "sendto", 1, 3);
+	unflag(1, 2950, 200, 2);
+	send(0, 3000, 100, f, 51, 50);
+	sys(0, 3010, 100, "sendto", 0, 50);
+	recv(1, 3100, f, 51, 50);
+	flag(1, 3300, 201, 1, f, 201);
+	send(1, 3500, 201, rev(f), 11, 10);
+	unflag(1, 3600, 201, 2);
+	recv(0, 3700, rev(f), 11, 10);
+	m = end();
+	ok(m->n_requests == 2 && span_of(m, 0, host[1], 200) >= 0 &&
+	   span_of(m, 1, host[1], 201) >= 0 &&
+	   m->requests[1].start_ns == 2900,
+	   "keep-alive, the server's first span ending after the client entered its next send: 2 requests, the second from that call (%d, %lld)",
+	   m->n_requests, m->n_requests > 1 ?
+	   (long long)m->requests[1].start_ns : -1LL);
+	dt_rq_model_free(m);
+}
+
 /* Keep-alive: two requests on one connection, one server thread. */
 static void keepalive(void)
 {
@@ -836,6 +876,7 @@ int main(void)
 	successive();
 	keepalive();
 	keepalive_skewed();
+	keepalive_entry();
 	retransmission();
 	inherited_and_orphan();
 	helper_thread();
