@@ -120,8 +120,8 @@ static struct dt_ctx *dt_pyq_free_locked(struct dt_pyq_job *j)
 
 	lockdep_assert_held(&dt_pyq_lock);
 	if (c)
-		dt_pyq_count--;
-	j->ctx = NULL;
+		WRITE_ONCE(dt_pyq_count, dt_pyq_count - 1);
+	WRITE_ONCE(j->ctx, NULL);
 	return c;
 }
 
@@ -169,9 +169,9 @@ static int dt_pyq_on_put(struct uprobe_consumer *uc, struct pt_regs *regs)
 		j->tgid = tgid;
 		j->putter = task_pid_nr(current);
 		j->item = item;
-		j->ctx = c;
 		j->at = jiffies;
-		dt_pyq_count++;
+		WRITE_ONCE(j->ctx, c);
+		WRITE_ONCE(dt_pyq_count, dt_pyq_count + 1);
 	}
 	spin_unlock_irqrestore(&dt_pyq_lock, irq);
 	dt_ctx_put(old);

@@ -178,8 +178,9 @@ static int rt_list(const struct runtime *rt)
 	size_t n;
 
 	if (!f) {
-		fprintf(stderr, "dtracer %s: %s: %s\n", rt->cmd, rt->sysfs,
-			strerror(errno));
+		fprintf(stderr, "dtracer %s: %s: %s%s\n", rt->cmd, rt->sysfs,
+			strerror(errno), errno == ENOENT ?
+			" (is the dtracer module loaded?)" : "");
 		return 1;
 	}
 	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
