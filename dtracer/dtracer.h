@@ -113,7 +113,7 @@ enum dt_stat {
 	DT_STAT_H2_CALLS,		/* HTTP/2 streams written upstream */
 	DT_STAT_QUEUE_HANDOFFS,		/* jobs taken from a queue, traced */
 	DT_STAT_DROP_QUEUE,		/* traced jobs lost: slot reused */
-	DT_STAT_UNIX_CALLS_MOVED,	/* loops' UNIX calls off a stale request */
+	DT_STAT_MOVED_UNIX_CALLS,	/* loops' UNIX calls off a stale request */
 	DT_STAT_COUNT
 };
 

@@ -4,8 +4,8 @@
  *
  * probe: whether the packet hooks are armed. Arming registers, in order,
  * the socket table's destroy hook, ingress, egress, the hand-off's
- * wake-up hook, Go's uprobes, CPython's queues' uprobes, AF_UNIX hops (never failing: unix.c);
- * disarming undoes them
+ * wake-up hook, Go's uprobes, CPython's queues' uprobes, AF_UNIX hops
+ * (never failing: unix.c); disarming undoes them
  * in reverse, then drops every socket entry and ends every request's
  * context (the threads in one are unflagged; clients stay). A failure on the way
  * undoes what was done: probe stays 0. Changes are serialised by

@@ -297,10 +297,12 @@ static int dt_unix_send(struct kprobe *p, struct pt_regs *regs)
 		return 0;
 	}
 	flagged = dt_flag_sender(current, &by);
-	next = flagged ? dt_unix_next_call(sk, &by) : NULL;
+	/* Not an answer (the peer's last bytes a request): maybe a call. */
+	next = flagged && !(pe && READ_ONCE(pe->kind) == DT_UNIX_REQUEST) ?
+	       dt_unix_next_call(sk, &by) : NULL;
 	if (next) {
 		by.ctx = next;
-		dt_stat_inc(DT_STAT_UNIX_CALLS_MOVED);
+		dt_stat_inc(DT_STAT_MOVED_UNIX_CALLS);
 	}
 	if (dt_unix_note(sk, peer, flagged ? &by : NULL, &owner, &reader,
 			 &tgid) == DT_UNIX_RESPONSE) {
