@@ -3,12 +3,10 @@
  * (pyqueue-elf.h). Every offset and count read from the file is checked
  * against its length before use: the file is anything a user names.
  */
-#include <elf.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "elf-read.h"
 #include "pyqueue-elf.h"
 
 const char *const dt_pyq_fns[DT_PYQ_FNS] = {
@@ -26,46 +24,6 @@ struct rel {
 	uint64_t at;		/* where the pointer is (virtual address) */
 	uint64_t to;		/* what it points to (the addend) */
 };
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
-/* Whether [off, off + n * size) lies in a file of len bytes. */
-static int within(uint64_t off, uint64_t n, uint64_t size, size_t len)
-{
-	return off <= len && (size == 0 || n <= (len - off) / size);
-}
-
-/*
- * The file offset of n bytes at virtual address va, through the PT_LOAD
- * segments (executable ones only if exec): -1 if none holds them.
- */
-static int file_offset(const unsigned char *img, const Elf64_Ehdr *eh,
-		       uint64_t va, uint64_t n, int exec, uint64_t *off)
-{
-	int i;
-
-	for (i = 0; i < eh->e_phnum; i++) {
-		Elf64_Phdr ph;
-
-		memcpy(&ph, img + eh->e_phoff + (size_t)i * sizeof(ph),
-		       sizeof(ph));
-		if (ph.p_type != PT_LOAD || (exec && !(ph.p_flags & PF_X)) ||
-		    va < ph.p_vaddr || va - ph.p_vaddr >= ph.p_filesz ||
-		    n > ph.p_filesz - (va - ph.p_vaddr))
-			continue;
-		*off = va - ph.p_vaddr + ph.p_offset;
-		return 0;
-	}
-	return -1;
-}
 
 static int rel_cmp(const void *a, const void *b)
 {
@@ -87,7 +45,7 @@ static const char *name_at(const unsigned char *img, size_t len,
 {
 	uint64_t off;
 
-	if (file_offset(img, eh, va, 1, 0, &off) ||
+	if (dt_elf_file_offset(img, eh, va, 1, 0, &off) ||
 	    !memchr(img + off, 0, len - off))
 		return NULL;
 	return (const char *)img + off;
@@ -112,9 +70,9 @@ static struct rel *relocations(const unsigned char *img, size_t len,
 		if (sh.sh_type != SHT_RELA)
 			continue;
 		if (sh.sh_entsize != sizeof(Elf64_Rela) ||
-		    !within(sh.sh_offset, 1, sh.sh_size, len)) {
+		    !dt_elf_within(sh.sh_offset, 1, sh.sh_size, len)) {
 			free(r);
-			fail(err, errlen, "corrupt relocations");
+			dt_elf_fail(err, errlen, "corrupt relocations");
 			return NULL;
 		}
 		for (k = 0; k < sh.sh_size / sizeof(Elf64_Rela); k++) {
@@ -129,7 +87,7 @@ static struct rel *relocations(const unsigned char *img, size_t len,
 				more = realloc(r, cap * sizeof(*r));
 				if (!more) {
 					free(r);
-					fail(err, errlen, "out of memory");
+					dt_elf_fail(err, errlen, "out of memory");
 					return NULL;
 				}
 				r = more;
@@ -139,8 +97,8 @@ static struct rel *relocations(const unsigned char *img, size_t len,
 		}
 	}
 	if (!*n)
-		fail(err, errlen, "no relocations (not a shared object: "
-		     "CPython's _queue module is one)");
+		dt_elf_fail(err, errlen, "no relocations (not a shared object: "
+			    "CPython's _queue module is one)");
 	else
 		qsort(r, *n, sizeof(*r), rel_cmp);
 	return r;
@@ -173,17 +131,17 @@ static int find_methods(const unsigned char *img, size_t len,
 		if (k == DT_PYQ_FNS)
 			continue;
 		fn = rel_at(r, n, r[i].at + 8);
-		if (!fn || file_offset(img, eh, r[i].at + 16, 4, 0, &off))
+		if (!fn || dt_elf_file_offset(img, eh, r[i].at + 16, 4, 0, &off))
 			continue;
 		memcpy(&flags, img + off, sizeof(flags));
 		if (flags != dt_pyq_flags[k])
-			return fail(err, errlen, "SimpleQueue.%s's calling "
-				    "convention is %#x, not %#x (a CPython "
-				    "dtracer does not read)", name,
-				    (unsigned)flags, dt_pyq_flags[k]);
+			return dt_elf_fail(err, errlen, "SimpleQueue.%s's calling "
+					   "convention is %#x, not %#x (a CPython "
+					   "dtracer does not read)", name,
+					   (unsigned)flags, dt_pyq_flags[k]);
 		if (va[k])
-			return fail(err, errlen, "two methods named %s (not "
-				    "CPython's _queue module)", name);
+			return dt_elf_fail(err, errlen, "two methods named %s (not "
+					   "CPython's _queue module)", name);
 		va[k] = fn->to;
 	}
 	return 0;
@@ -198,18 +156,8 @@ int dt_pyq_offsets(const unsigned char *img, size_t len,
 	size_t n;
 	int k, ret;
 
-	if (len < sizeof(eh) || memcmp(img, ELFMAG, SELFMAG))
-		return fail(err, errlen, "not an ELF file");
-	memcpy(&eh, img, sizeof(eh));
-	if (eh.e_ident[EI_CLASS] != ELFCLASS64 ||
-	    eh.e_ident[EI_DATA] != ELFDATA2LSB || eh.e_machine != EM_X86_64)
-		return fail(err, errlen, "not an x86-64 ELF file (the "
-			    "registers dtracer reads are x86-64's)");
-	if (eh.e_shentsize != sizeof(Elf64_Shdr) ||
-	    !within(eh.e_shoff, eh.e_shnum, sizeof(Elf64_Shdr), len) ||
-	    eh.e_phentsize != sizeof(Elf64_Phdr) ||
-	    !within(eh.e_phoff, eh.e_phnum, sizeof(Elf64_Phdr), len))
-		return fail(err, errlen, "corrupt or truncated ELF headers");
+	if (dt_elf_header(img, len, &eh, err, errlen))
+		return -1;
 	r = relocations(img, len, &eh, &n, err, errlen);
 	if (!r)
 		return -1;
@@ -219,13 +167,13 @@ int dt_pyq_offsets(const unsigned char *img, size_t len,
 		return -1;
 	for (k = 0; k < DT_PYQ_FNS; k++) {
 		if (!va[k])
-			return fail(err, errlen, "no method SimpleQueue.%s "
-				    "(not CPython's _queue module)",
-				    dt_pyq_fns[k]);
-		if (file_offset(img, &eh, va[k], 1, 1, &off[k]))
-			return fail(err, errlen, "SimpleQueue.%s (%#llx) is "
-				    "in no executable segment", dt_pyq_fns[k],
-				    (unsigned long long)va[k]);
+			return dt_elf_fail(err, errlen, "no method SimpleQueue.%s "
+					   "(not CPython's _queue module)",
+					   dt_pyq_fns[k]);
+		if (dt_elf_file_offset(img, &eh, va[k], 1, 1, &off[k]))
+			return dt_elf_fail(err, errlen, "SimpleQueue.%s (%#llx) is "
+					   "in no executable segment", dt_pyq_fns[k],
+					   (unsigned long long)va[k]);
 	}
 	return 0;
 }

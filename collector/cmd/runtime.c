@@ -43,23 +43,11 @@ struct runtime {
 	const char *doing;	/* said once a file is registered */
 };
 
-static int go_offsets(const unsigned char *img, size_t len, uint64_t *off,
-		      char *err, size_t errlen)
-{
-	return dt_go_offsets(img, len, off, err, errlen);
-}
-
-static int pyq_offsets(const unsigned char *img, size_t len, uint64_t *off,
-		       char *err, size_t errlen)
-{
-	return dt_pyq_offsets(img, len, off, err, errlen);
-}
-
 static const struct runtime go_runtime = {
 	.cmd = "go",
 	.sysfs = "/sys/distributed-tracer/go",
 	.nfns = DT_GO_FNS,
-	.offsets = go_offsets,
+	.offsets = dt_go_offsets,
 	.file = "BINARY",
 	.does = "Follow the goroutines of Go programs run from BINARY: dtracer's\n"
 		"thread contexts then move with the goroutines, and a goroutine\n"
@@ -71,7 +59,7 @@ static const struct runtime python_runtime = {
 	.cmd = "python",
 	.sysfs = "/sys/distributed-tracer/python",
 	.nfns = DT_PYQ_FNS,
-	.offsets = pyq_offsets,
+	.offsets = dt_pyq_offsets,
 	.file = "MODULE",
 	.does = "Follow the jobs Python's pools (concurrent.futures) hand their\n"
 		"threads, through CPython's queue.SimpleQueue: MODULE is its _queue\n"
