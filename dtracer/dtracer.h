@@ -371,13 +371,10 @@ bool dt_in_pool(void);
  * its own write (a proxy's upstream connection).
  */
 void dt_h2_arm(void);
-void dt_h2_disarm(void);
 int dt_h2_read(const struct sock *sk, u32 now, bool *control);
 struct msghdr;
 int dt_h2_write(const struct sock *sk, const struct msghdr *msg);
 void dt_h2_destroyed(const struct sock *sk);
-struct sk_buff;
-void dt_h2_spot(const struct sk_buff *skb, int off, int len);
 
 /* early.c: marked bytes that complete a handshake, kept for its socket. */
 struct nf_hook_state;

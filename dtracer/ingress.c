@@ -16,9 +16,7 @@
  *    leaves no event, so it can neither flag a thread nor give the
  *    collector's clock sync a sample. The packet is left as it came:
  *    the stack ignores the bit.
- *    Unmarked packets cost a protocol test and one byte test (and,
- *    until HTTP/2 in clear shows up, a look at a payload's first 16
- *    bytes: h2.c).
+ *    Unmarked packets cost a protocol test and one byte test.
  *    A segment that also carries the second mark (a response's) is
  *    recorded apart; a response for nobody here any more (its client
  *    removed, or the request that asked over) has the next segment to
@@ -264,8 +262,6 @@ static unsigned int dt_ingress_hook(void *priv, struct sk_buff *skb,
 		return NF_ACCEPT;
 	bits = ((const u8 *)th)[DT_MARK_BYTE] & (DT_MARK_BIT | DT_RESP_BIT);
 	len = skb->len - thoff - th->doff * 4;
-	if (len > 0)
-		dt_h2_spot(skb, thoff + th->doff * 4, len);
 	if (!bits || (bits != DT_STOP_BITS && len <= 0))
 		return NF_ACCEPT;
 	if (!dt_trusted(skb, state->pf, state->net)) {
@@ -538,7 +534,7 @@ int dt_ingress_arm(void)
 	ret = dt_tracepoint_hook(&dt_tp_read, "tcp_rcv_space_adjust",
 				 dt_on_read, "TCP reads");
 	if (ret)
-		goto out_h2;
+		goto out_early;
 	ret = dt_tracepoint_hook(&dt_tp_state, "inet_sock_set_state",
 				 dt_on_established, "TCP handshakes");
 	if (ret)
@@ -549,8 +545,7 @@ int dt_ingress_arm(void)
 	dt_tracepoint_unhook(dt_tp_state, dt_on_established);
 out_read:
 	dt_tracepoint_unhook(dt_tp_read, dt_on_read);
-out_h2:
-	dt_h2_disarm();
+out_early:
 	dt_early_reset();
 	return ret;
 }
@@ -560,6 +555,5 @@ void dt_ingress_disarm(void)
 	unregister_pernet_subsys(&dt_ingress_net_ops);
 	dt_tracepoint_unhook(dt_tp_state, dt_on_established);
 	dt_tracepoint_unhook(dt_tp_read, dt_on_read);
-	dt_h2_disarm();
 	dt_early_reset();
 }
