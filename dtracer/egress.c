@@ -118,7 +118,15 @@ static void dt_writer_close(struct dt_sock *ds, u32 end)
 	if (dt_ranges_add(ds->writer_resp ? &ds->sent_resp : &ds->sent,
 			  ds->writer_start, end))
 		dt_stat_inc(DT_STAT_DROP_RANGES);
-	if (ds->writer_interim && ds->served) {
+	/*
+	 * An interim answer counts only before the request's answer: one
+	 * written right after the request was read, or after interim
+	 * answers only. Connection frames written after the answer (gRPC's
+	 * server pings, or updates the window, once it answered) keep
+	 * nothing: the client's next bytes are its next request.
+	 */
+	if (ds->writer_interim && ds->served &&
+	    (ds->writer_ticket || ds->served_seq == ds->writer_start)) {
 		/* tickets: the bytes the client sent before they came */
 		if (ds->writer_ticket) {
 			ds->ticket = true;

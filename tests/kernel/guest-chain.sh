@@ -11,6 +11,11 @@
 # The server's thread is flagged by what it read; when its socket is
 # destroyed it is unflagged (reason "closed"), though it lives on.
 #
+# Last, dt-a's flagged dt-tcp sends 5 requests on one connection to
+# dt-c's dt-tcp serve -k 7203, which writes an HTTP/2 PING frame after
+# each answer (as gRPC's server does): connection frames written after
+# the answer keep nothing, so each request is a context of its own.
+#
 # DELAY, the server's time to answer, is 3 s scaled by slow: dt-b and
 # dt-c look at the flagged thread twice while it serves, and on the
 # debug kernel one look took longer than 3 s.
@@ -106,6 +111,8 @@ dt-a)
 	mkfifo /tmp/mute.in
 	follow 1 7210 dt-c mute_open
 	follow 2 7210 dt-c mute_close
+	check "5 flagged requests on one connection, a PING frame after each answer" \
+		flagged $tcp request -w $(slow 240) -k dt-c 7203 keep 5
 	end_capture
 	p=$(first_port "$a" "$b" 7200)
 	check "the client's request left marked" all_marked "$a" "$p" "$b" 7200
@@ -166,6 +173,13 @@ dt-c)
 	check "... and not as an answer: no response counted, one unflag" \
 		sh -c "[ $(stat_of responses) = $r0 ] && [ $(stat_of unflags) = $((u0 + 1)) ]"
 	kill $mute
+	p0=$(stat_of propagations) i0=$(stat_of interim_answers)
+	check "dt-a's 5 requests on one connection served" \
+		timeout $(slow 300) $tcp serve -4 -k 7203 1
+	p=$(($(stat_of propagations) - p0)) i=$(($(stat_of interim_answers) - i0))
+	check "a PING written after each answer is an interim answer ($i, at least 4)" \
+		test "$i" -ge 4
+	check "... and keeps nothing: 5 requests, $p contexts" test "$p" = 5
 	end_capture
 	first=$(first_port "$b" "$c" 7201)
 	check "the flagged request arrived marked" all_marked "$b" "$first" "$c" 7201

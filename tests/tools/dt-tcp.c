@@ -1,21 +1,24 @@
 /*
  * dt-tcp: a small TCP request/response peer for the tests.
  *
- *   dt-tcp serve [-4|-6] [-m KEY] [-d MS [-e K]] [-U PORT] [-s|-n|-p MS] PORT [COUNT]
+ *   dt-tcp serve [-4|-6] [-m KEY] [-d MS [-e K]] [-U PORT] [-k] [-s|-n|-p MS] PORT [COUNT]
  *       accept COUNT connections (default 1, 0 = forever), one at a
  *       time; on each, answer every received chunk with "echo:" + chunk
  *       (after MS milliseconds with -d; with -e, only on every Kth
  *       connection: the Kth, 2Kth...; with -U PORT, after sending the
- *       chunk to 127.0.0.1:PORT over UDP and reading a datagram back),
+ *       chunk to 127.0.0.1:PORT over UDP and reading a datagram back;
+ *       with -k, followed by a write of its own: an HTTP/2 PING frame,
+ *       17 bytes, as gRPC's server writes after answering),
  *       until the peer closes. With -s
  *       (sink), read until the peer shuts its side, then answer with the
  *       byte count and a newline. With -n (no answer), read until the
  *       peer shuts its side and close without a word. With -p MS (a
  *       stream), after the first chunk write "push:N\n" every MS ms
  *       until the peer goes.
- *   dt-tcp request [-w SECONDS] [-m KEY] HOST PORT MESSAGE [REPEAT]
+ *   dt-tcp request [-w SECONDS] [-m KEY] [-k] HOST PORT MESSAGE [REPEAT]
  *       connect, send MESSAGE and read the answer, REPEAT times (default
  *       1); print the last answer; exit 0 only if every answer was right.
+ *       With -k, each answer is followed by serve -k's PING frame.
  *       With -w, try again every 100 ms until that succeeds or SECONDS
  *       have passed (the name not resolving yet, nobody listening, a
  *       wrong answer): the guests' hand-shakes, which a shell loop
@@ -76,11 +79,16 @@
 #define PREFIX "echo:"
 #define BUFSZ 4096
 
+/* -k: an HTTP/2 PING frame (RFC 9113, 6.7) after each answer. */
+static const char ping_frame[17] = { 0, 0, 8, 6, 0, 0, 0, 0, 0,
+				     'd', 't', '-', 't', 'c', 'p', '!', '!' };
+static bool ping_after;
+
 static int usage(void)
 {
 	fprintf(stderr,
-		"usage: dt-tcp serve [-4|-6] [-m KEY] [-d MS [-e K]] [-U PORT] [-s|-n|-p MS] PORT [COUNT]\n"
-		"       dt-tcp request [-w SECONDS] [-m KEY] HOST PORT MESSAGE [REPEAT]\n"
+		"usage: dt-tcp serve [-4|-6] [-m KEY] [-d MS [-e K]] [-U PORT] [-k] [-s|-n|-p MS] PORT [COUNT]\n"
+		"       dt-tcp request [-w SECONDS] [-m KEY] [-k] HOST PORT MESSAGE [REPEAT]\n"
 		"       dt-tcp send HOST PORT BYTES\n"
 		"       dt-tcp duo HOST PORT ROUNDS CHUNK\n"
 		"       dt-tcp rr HOST PORT SECONDS\n"
@@ -215,6 +223,8 @@ static int echo_connection(int fd, long delay)
 		memcpy(out + strlen(PREFIX), in, (size_t)n);
 		if (write_all(fd, out, strlen(PREFIX) + (size_t)n))
 			return -1;
+		if (ping_after && write_all(fd, ping_frame, sizeof(ping_frame)))
+			return -1;
 	}
 	return n < 0 ? -1 : 0;
 }
@@ -269,6 +279,8 @@ static int serve(int argc, char **argv)
 			sink = 1;
 		} else if (!strcmp(argv[0], "-n")) {
 			sink = -1;
+		} else if (!strcmp(argv[0], "-k")) {
+			ping_after = true;
 		} else if (!strcmp(argv[0], "-m") && argc > 1) {
 			if (check_key(argv[1]))
 				return 2;
@@ -383,6 +395,22 @@ static int read_answer(int fd, const char *msg, char *buf, size_t want)
 	       strcmp(buf + strlen(PREFIX), msg);
 }
 
+/* serve -k's PING frame, read whole: 0 if it is that. */
+static int read_ping(int fd)
+{
+	char got[sizeof(ping_frame)];
+	size_t n = 0;
+
+	while (n < sizeof(got)) {
+		ssize_t r = read(fd, got + n, sizeof(got) - n);
+
+		if (r <= 0)
+			return -1;
+		n += (size_t)r;
+	}
+	return memcmp(got, ping_frame, sizeof(got)) ? -1 : 0;
+}
+
 /* One request: 0 and the last answer printed, or 1. */
 static int request_once(char **argv, long repeat)
 {
@@ -401,7 +429,8 @@ static int request_once(char **argv, long repeat)
 	}
 	for (i = 0; i < repeat && !bad; i++) {
 		if (write_all(fd, argv[2], len) ||
-		    read_answer(fd, argv[2], buf, want))
+		    read_answer(fd, argv[2], buf, want) ||
+		    (ping_after && read_ping(fd)))
 			bad = 1;
 	}
 	if (!bad)
@@ -427,7 +456,13 @@ static int request(int argc, char **argv)
 	size_t len;
 	double end;
 
-	while (argc >= 2 && (!strcmp(argv[0], "-w") || !strcmp(argv[0], "-m"))) {
+	while (argc >= 1 && (!strcmp(argv[0], "-k") || (argc >= 2 &&
+	       (!strcmp(argv[0], "-w") || !strcmp(argv[0], "-m"))))) {
+		if (argv[0][1] == 'k') {
+			ping_after = true;
+			argc--, argv++;
+			continue;
+		}
 		if (argv[0][1] == 'w' ? parse_count(argv[1], &wait_s) :
 		    check_key(argv[1]))
 			return 2;
