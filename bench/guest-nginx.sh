@@ -6,6 +6,8 @@
 #                                          50 ms while ab runs
 #   dt-gomid (Go net/http) asking  <-----  the same: the Go workload
 #   nginx for it, 8091
+#   dt-pymid.py (a thread pool)    <-----  ab -c 32 (a connection a
+#   asking nginx for it, 8093              request): the Python workload
 #   control: socat on 7100         <-----  "none" / "stock" / "idle" ...
 #
 # Set-ups on dt-a (dtracer.ko loaded, lttng-sessiond running in all):
@@ -20,7 +22,9 @@
 # dt-b: probe 1 in idle and flagged, else 0. The Go workload runs none,
 # idle and flagged, with `dtracer go` on dt-gomid: its uprobes (a trap
 # on each goroutine switch and channel operation) are on while probe is
-# 1.
+# 1. The Python workload the same, with `dtracer python` on CPython's
+# _queue module: a trap on each put and get of every SimpleQueue of
+# every python3 process (each request is one job through the pool).
 #
 # Figures: the instructions dt-a executed (kernel and user: the
 # servers, the tracer, LTTng's daemons, everything) per request served,
@@ -33,7 +37,7 @@ sys=/sys/distributed-tracer
 rounds=${DT_BENCH_ROUNDS:-5}
 requests=${DT_BENCH_REQUESTS:-10000}
 setups=${DT_BENCH_NGINX_SETUPS:-none stock idle flagged}
-workloads=${DT_BENCH_WORKLOADS:-nginx go}
+workloads=${DT_BENCH_WORKLOADS:-nginx go python}
 mark=$DT_BUILDDIR/bench/insn/dt-insn-mark
 insn_log=${DT_INSN_LOG:-$DT_RESULTS/insn.log}
 nginx=$DT_BUILDDIR/tests/vm/build/nginx/usr/sbin/nginx
@@ -112,6 +116,17 @@ dt-a)
 		"$DT_BUILDDIR/collector/dtracer" go /tmp/dt-gomid
 	/tmp/dt-gomid 8091 127.0.0.1:8080 /tmp/gomid.log 2> /tmp/gomid.err &
 	gpid=$!
+	# The same for CPython's _queue module: bound over the file
+	# python3 imports, from the tmpfs.
+	pyq=$(python3 -c 'import _queue; print(_queue.__file__)')
+	cp "$pyq" /tmp/dt-queue.so
+	check "CPython's _queue module from a tmpfs ($pyq)" \
+		mount --bind /tmp/dt-queue.so "$pyq"
+	check "dtracer python: its SimpleQueue's put and get followed" \
+		"$DT_BUILDDIR/collector/dtracer" python "$pyq"
+	python3 "$DT_SRCDIR/tests/tools/dt-pymid.py" 8093 127.0.0.1:8080 4 \
+		2> /tmp/pymid.err &
+	ppid_=$!
 	cat > /tmp/ctl.sh <<CTL
 DT_RESULTS=/tmp
 DT_INSN_LOG='$insn_log'
@@ -130,17 +145,20 @@ CTL
 	ctl=$!
 	wait_for 3000 test -e /tmp/quit
 	check "the client said it was done" test -e /tmp/quit
-	kill $ctl $gpid
+	kill $ctl $gpid $ppid_
+	wait $ppid_ 2> /dev/null
+	umount "$pyq"
 	session none
 	[ "${DT_BENCH_PROFILE:-0}" = 1 ] && cat /proc/kallsyms > "$DT_RESULTS/kallsyms"
 	"$nginx" -p /tmp/nginx/ -c nginx.conf -e /tmp/nginx/error.log -s quit
-	cp /tmp/ctl.log /tmp/nginx/error.log /tmp/gomid.err "$DT_RESULTS/" 2> /dev/null
+	cp /tmp/ctl.log /tmp/nginx/error.log /tmp/gomid.err /tmp/pymid.err "$DT_RESULTS/" 2> /dev/null
 	;;
 dt-b)
 	check "dtracer loads" modprobe dtracer
 	check "dt-a's control port answers" wait_for 300 ctl_ok ping
 	check "dt-a's nginx answers" wait_for 60 sh -c "curl -sf http://dt-a:8080/tiny > /dev/null"
 	check "dt-a's Go tier answers" wait_for 60 sh -c "curl -sf http://dt-a:8091/tiny > /dev/null"
+	check "dt-a's Python tier answers" wait_for 60 sh -c "curl -sf http://dt-a:8093/tiny > /dev/null"
 	# run SETUP ROUND: one run of workload $w (URL $url) in that set-up:
 	# "ROUND INSN KERNEL REQUESTS RPS" to /tmp/insn.$w.SETUP.
 	run() {
@@ -153,7 +171,7 @@ dt-b)
 				sleep 0.05; done" &
 			fl=$!
 		fi
-		ab -k -c 32 -n "$requests" "$url" > /tmp/ab.out 2>&1
+		ab $keep -c 32 -n "$requests" "$url" > /tmp/ab.out 2>&1
 		touch /tmp/ab-done
 		[ "$1" = flagged ] && wait "$fl"
 		a1=$(ctl insn)
@@ -165,15 +183,17 @@ dt-b)
 		echo "$2 $a0 $a1 $((done_ + $(wc -l < /tmp/flagged-n))) $rps" |
 			awk '{ print $1, $6 - $3 + $7 - $4, $6 - $3, $8, $9 }' >> "/tmp/insn.$w.$1"
 	}
-	# setups_of W: the set-ups of workload W (no stock for Go's).
+	# setups_of W: the set-ups of workload W (stock for nginx only).
 	setups_of() {
-		if [ "$1" = go ]; then echo "$setups" | sed 's/stock//'; else echo "$setups"; fi
+		if [ "$1" != nginx ]; then echo "$setups" | sed 's/stock//'; else echo "$setups"; fi
 	}
 	r=0
 	while [ $r -lt "$rounds" ]; do
 		for w in $workloads; do
-			url=http://dt-a:8080/tiny
+			url=http://dt-a:8080/tiny keep=-k
 			[ $w = go ] && url=http://dt-a:8091/tiny
+			# The Python tier closes each connection.
+			[ $w = python ] && url=http://dt-a:8093/tiny keep=
 			for s in $(bench_order $r $(setups_of $w)); do
 				ctl_ok "$s" || { not_ok "dt-a takes set-up $s"; break 3; }
 				case $s in
@@ -205,11 +225,11 @@ dt-b)
 	}
 	{
 		for w in $workloads; do
-			if [ $w = nginx ]; then
-				echo "nginx, a 16-byte file, ab -k -c 32 -n $requests: dt-a's instructions (kernel + user) per request"
-			else
-				echo "dt-gomid (Go net/http, under dtracer go) asking nginx for it, the same: dt-a's instructions per request"
-			fi
+			case $w in
+			nginx) echo "nginx, a 16-byte file, ab -k -c 32 -n $requests: dt-a's instructions (kernel + user) per request" ;;
+			go) echo "dt-gomid (Go net/http, under dtracer go) asking nginx for it, the same: dt-a's instructions per request" ;;
+			python) echo "dt-pymid.py (a pool of 4, under dtracer python) asking nginx for it, ab -c 32 (a connection a request): dt-a's instructions per request" ;;
+			esac
 			printf '%-8s %9s %6s %13s %10s %9s %6s %13s %9s\n' setup insn/req ratio q1-q3 kernel/req \
 				ab-req/s ratio q1-q3 requests
 			for s in $(setups_of $w); do
@@ -230,7 +250,7 @@ dt-b)
 		echo "that round's 'none' (insn: none's over the set-up's, a throughput ratio; ab: the set-up's"
 		echo "requests/s over none's, wall clock). none = probe 0, no session; stock = every system call and"
 		echo "sched_switch/sched_wakeup recorded, gate off; idle = probe 1, the same session, gate thread"
-		echo "(and dtracer go's uprobes on dt-gomid); flagged = idle with a flagged curl (a request every"
+		echo "(and dtracer go's and dtracer python's uprobes); flagged = idle with a flagged curl (a request every"
 		echo "50 ms) among ab's. target: flagged >= 0.97 of none"
 	} | tee "$DT_RESULTS/nginx.txt"
 	cp /tmp/insn.* /tmp/marks.* "$DT_RESULTS/" 2> /dev/null

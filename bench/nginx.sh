@@ -4,12 +4,13 @@
 # many connections), in instruction counts (QEMU's dt-insn plugin, as
 # bench/insn.sh): none, stock LTTng, dtracer idle, and dtracer with a
 # flagged client among ab -k -c 32's load, side by side in one run; the
-# same for a Go tier under dtracer go (its uprobes' cost). Prints
+# same for a Go tier under dtracer go and a Python thread pool under
+# dtracer python (their uprobes' cost). Prints
 # the table of bench/guest-nginx.sh; not a pass/fail test.
 #
 # DT_BENCH_ROUNDS (5), DT_BENCH_REQUESTS (ab's requests a run, 10000),
 # DT_BENCH_NGINX_SETUPS (none stock idle flagged), DT_BENCH_WORKLOADS
-# (nginx go). DT_BENCH_PROFILE=1: dt-a's kernel profiles too, per
+# (nginx go python). DT_BENCH_PROFILE=1: dt-a's kernel profiles too, per
 # interval between marks (profile.N; dt-a's kallsyms saved at the end;
 # marks.W.SETUP: "ROUND MARK", the mark that ends each run), for
 # bench/insn/profile.sh.

@@ -197,7 +197,7 @@ EXTRA_DIST += $(build_tests) $(kernel_tests) \
 	%reldir%/vm/mkinitramfs.sh %reldir%/vm/mkmodtree.sh \
 	%reldir%/vm/config.sh.in
 # Appended by t-view.sh to a copy of a view page: drives its handlers.
-EXTRA_DIST += %reldir%/collector/view-selftest.js %reldir%/tools/dt-evloop.js %reldir%/tools/dt-aiomid.py %reldir%/tools/dt-wsgi.py %reldir%/tools/dt-fpm.php %reldir%/tools/dt-grpc.py \
+EXTRA_DIST += %reldir%/collector/view-selftest.js %reldir%/tools/dt-evloop.js %reldir%/tools/dt-aiomid.py %reldir%/tools/dt-pymid.py %reldir%/tools/dt-wsgi.py %reldir%/tools/dt-fpm.php %reldir%/tools/dt-grpc.py \
 	%reldir%/tools/dt-gomid.go %reldir%/tools/dt-grpcgo.go %reldir%/tools/dt-javamid.java
 # The events' fields as probes/events/dtracer.h declares them (t-docs,
 # t-names).
