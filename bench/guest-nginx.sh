@@ -116,14 +116,8 @@ dt-a)
 		"$DT_BUILDDIR/collector/dtracer" go /tmp/dt-gomid
 	/tmp/dt-gomid 8091 127.0.0.1:8080 /tmp/gomid.log 2> /tmp/gomid.err &
 	gpid=$!
-	# The same for CPython's _queue module: bound over the file
-	# python3 imports, from the tmpfs.
-	pyq=$(python3 -c 'import _queue; print(_queue.__file__)')
-	cp "$pyq" /tmp/dt-queue.so
-	check "CPython's _queue module from a tmpfs ($pyq)" \
-		mount --bind /tmp/dt-queue.so "$pyq"
-	check "dtracer python: its SimpleQueue's put and get followed" \
-		"$DT_BUILDDIR/collector/dtracer" python "$pyq"
+	# The same for CPython's _queue module (guest-lib.sh).
+	pyqueue_follow
 	python3 "$DT_SRCDIR/tests/tools/dt-pymid.py" 8093 127.0.0.1:8080 4 \
 		2> /tmp/pymid.err &
 	ppid_=$!

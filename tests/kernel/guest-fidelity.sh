@@ -1149,15 +1149,8 @@ dt-b)
 	if phase 21 || phase 22; then
 		# The Go server's socket file stays after it.
 		rm -f /tmp/grpc.sock
-		# CPython's queues followed (pyqueue.c): its _queue module,
-		# from the guest's tmpfs (uprobes do not read 9p's pages),
-		# bound over the file python3 imports.
-		pyq=$(python3 -c 'import _queue; print(_queue.__file__)')
-		cp "$pyq" /tmp/dt-queue.so
-		check "CPython's _queue module from a tmpfs ($pyq)" \
-			mount --bind /tmp/dt-queue.so "$pyq"
-		check "dtracer python: its SimpleQueue's put and get followed" \
-			"$DT_BUILDDIR/collector/dtracer" python "$pyq"
+		# CPython's queues followed (pyqueue.c).
+		pyqueue_follow
 		_qh=$(stat_of queue_handoffs)
 		"$DT_BUILDDIR/tests/vm/build/grpc/bin/python3-grpc" \
 			"$DT_SRCDIR/tests/tools/dt-grpc.py" /tmp/grpc.sock 8098 \

@@ -378,8 +378,8 @@ static int connect_to(const char *host, const char *port)
 	return fd;
 }
 
-/* Read exactly the expected answer's length; 0 if it is the answer. */
-static int read_answer(int fd, const char *msg, char *buf, size_t want)
+/* Read exactly want bytes into buf: 0, or -1 (an error, or the end). */
+static int read_full(int fd, char *buf, size_t want)
 {
 	size_t got = 0;
 
@@ -390,7 +390,15 @@ static int read_answer(int fd, const char *msg, char *buf, size_t want)
 			return -1;
 		got += (size_t)n;
 	}
-	buf[got] = '\0';
+	return 0;
+}
+
+/* Read exactly the expected answer's length; 0 if it is the answer. */
+static int read_answer(int fd, const char *msg, char *buf, size_t want)
+{
+	if (read_full(fd, buf, want))
+		return -1;
+	buf[want] = '\0';
 	return strncmp(buf, PREFIX, strlen(PREFIX)) ||
 	       strcmp(buf + strlen(PREFIX), msg);
 }
@@ -399,15 +407,9 @@ static int read_answer(int fd, const char *msg, char *buf, size_t want)
 static int read_ping(int fd)
 {
 	char got[sizeof(ping_frame)];
-	size_t n = 0;
 
-	while (n < sizeof(got)) {
-		ssize_t r = read(fd, got + n, sizeof(got) - n);
-
-		if (r <= 0)
-			return -1;
-		n += (size_t)r;
-	}
+	if (read_full(fd, got, sizeof(got)))
+		return -1;
 	return memcmp(got, ping_frame, sizeof(got)) ? -1 : 0;
 }
 

@@ -115,6 +115,19 @@ stat_of() {
 	awk -v k="$1" '$1 == k { print $2 }' /sys/distributed-tracer/stats
 }
 
+# pyqueue_follow: CPython's _queue module followed (dtracer python,
+# dtracer/pyqueue.c), from a copy on the guest's tmpfs (uprobes do not
+# read 9p's pages) bound over the file python3 imports; its path in
+# $pyq (umount "$pyq" undoes it).
+pyqueue_follow() {
+	pyq=$(python3 -c 'import _queue; print(_queue.__file__)')
+	cp "$pyq" /tmp/dt-queue.so
+	check "CPython's _queue module from a tmpfs ($pyq)" \
+		mount --bind /tmp/dt-queue.so "$pyq"
+	check "dtracer python: its SimpleQueue's put and get followed" \
+		"$DT_BUILDDIR/collector/dtracer" python "$pyq"
+}
+
 flagged() {
 	sh -c 'echo $$ > /sys/distributed-tracer/add_pid && exec "$@"' flagged "$@"
 }
