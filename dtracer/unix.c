@@ -14,6 +14,14 @@
  *    - a request of C, if the writer works for C and has not answered
  *      it yet, on a connection it asks on (not one accepted from a
  *      listener: dt_unix_serving());
+ *    - more of a request of C, if the writer works for no request now,
+ *      its own last write on the connection was the request of C, the
+ *      peer has read none of it yet and C is not answered: an event
+ *      loop writes a call in parts and reads other connections between
+ *      them (nginx writes a gRPC call's HEADERS, reads another upstream's
+ *      answer, then writes the call's DATA), so the later parts are the
+ *      call's (split_unix_calls), unless the write opens an HTTP/2 stream
+ *      (a HEADERS frame first: another call);
  *    - else untraced bytes, noted only on a socket that has an entry
  *      (one that carried traced bytes before); on the serving end, the
  *      answer to a request of no context: a flagged writer leaves its
@@ -57,6 +65,7 @@
  * after it is released, with a reference on the context).
  */
 #include "dtracer.h"
+#include "frames.h"
 #include "hooks.h"
 #include "interim.h"
 
@@ -150,6 +159,20 @@ static bool dt_unix_serving(const struct sock *sk)
 }
 
 /*
+ * Whether current's write on the connection end e (NULL: none followed)
+ * goes on with the request e holds: current wrote it, nobody read any of
+ * it yet, and its context is alive and not answered. The caller knows
+ * current works for no request. Under dt_unix_lock.
+ */
+static bool dt_unix_part_locked(const struct dt_unix *e)
+{
+	lockdep_assert_held(&dt_unix_lock);
+	return e && e->kind == DT_UNIX_REQUEST && e->ctx &&
+	       e->by == task_pid_nr(current) && !e->read_by &&
+	       !READ_ONCE(e->ctx->dead) && !READ_ONCE(e->ctx->answered);
+}
+
+/*
  * What current's write on sk (peer: its peer) is, noted on sk's entry
  * (made if the bytes are traced); *owner: the request it is for, a
  * reference the caller puts (NULL: untraced); for a response, *reader
@@ -158,7 +181,7 @@ static bool dt_unix_serving(const struct sock *sk)
  */
 static enum dt_unix_kind dt_unix_note(const struct sock *sk,
 				      const struct sock *peer,
-				      const struct dt_sender *by,
+				      const struct dt_sender *by, bool part,
 				      struct dt_ctx **owner, pid_t *reader,
 				      pid_t *tgid)
 {
@@ -187,6 +210,10 @@ static enum dt_unix_kind dt_unix_note(const struct sock *sk,
 		   dt_ctx_tryget(by->ctx)) {
 		kind = DT_UNIX_REQUEST;
 		*owner = by->ctx;
+	} else if (part && dt_unix_part_locked(dt_unix_find(sk))) {
+		kind = DT_UNIX_REQUEST;
+		*owner = dt_ctx_get(dt_unix_find(sk)->ctx);
+		dt_stat_inc(DT_STAT_SPLIT_UNIX_CALLS);
 	}
 	e = dt_unix_find(sk);
 	if (!e && kind != DT_UNIX_UNTRACED && fresh && dt_unix_open) {
@@ -261,6 +288,20 @@ static bool dt_unix_interim(const struct msghdr *msg)
 	return a == DT_ANSWER_CONTROL || a == DT_ANSWER_INTERIM;
 }
 
+/*
+ * Whether a write (msg) starts with an HTTP/2 HEADERS frame header: it
+ * opens a stream (or sends trailers), so it is a call of its own, never
+ * more of the one before.
+ */
+static bool dt_unix_opens_stream(const struct msghdr *msg)
+{
+	u8 h[DT_H2_FRAME_HEADER];
+
+	if (dt_msg_user_copy(msg, h, sizeof(h)) != sizeof(h))
+		return false;
+	return h[3] == DT_H2_HEADERS && dt_h2_frame_stream(h) & 0x7fffffff;
+}
+
 /* Before a write on a UNIX stream socket: what its bytes are. */
 static int dt_unix_send(struct kprobe *p, struct pt_regs *regs)
 {
@@ -271,7 +312,7 @@ static int dt_unix_send(struct kprobe *p, struct pt_regs *regs)
 	pid_t reader = 0, tgid = 0;
 	struct dt_ctx *owner, *next;
 	struct dt_unix *pe, *e;
-	bool flagged;
+	bool flagged, part;
 
 	/* Nothing flagged, nothing followed: the usual case, no lookup. */
 	if (!atomic_read(&dt_trace_active) && !atomic_read(&dt_nunix))
@@ -304,8 +345,13 @@ static int dt_unix_send(struct kprobe *p, struct pt_regs *regs)
 		by.ctx = next;
 		dt_stat_inc(DT_STAT_MOVED_UNIX_CALLS);
 	}
-	if (dt_unix_note(sk, peer, flagged ? &by : NULL, &owner, &reader,
-			 &tgid) == DT_UNIX_RESPONSE) {
+	/* In no request, after its own request there: maybe more of it. */
+	part = (!flagged || (!by.client && !by.ctx)) && e &&
+	       READ_ONCE(e->kind) == DT_UNIX_REQUEST &&
+	       READ_ONCE(e->by) == task_pid_nr(current) && !dt_go_thread() &&
+	       !dt_unix_opens_stream(msg);
+	if (dt_unix_note(sk, peer, flagged ? &by : NULL, part, &owner,
+			 &reader, &tgid) == DT_UNIX_RESPONSE) {
 		if (!(flagged && (by.client || by.ctx == owner)))
 			dt_flags_enter(current, owner, DT_REASON_RESUMED);
 		dt_flags_answered(current, owner);

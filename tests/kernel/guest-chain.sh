@@ -16,6 +16,13 @@
 # each answer (as gRPC's server does): connection frames written after
 # the answer keep nothing, so each request is a context of its own.
 #
+# Then 5 more on one connection to dt-c's dt-tcp serve -X 7204, which
+# makes each request's call to a dt-tcp userve on a UNIX socket in two
+# writes, reading untraced bytes between them (as nginx reads another
+# upstream's answer between a gRPC call's HEADERS and DATA), and one
+# unflagged request: the server reads each flagged call whole in its
+# request, the unflagged one in none.
+#
 # DELAY, the server's time to answer, is 3 s scaled by slow: dt-b and
 # dt-c look at the flagged thread twice while it serves, and on the
 # debug kernel one look took longer than 3 s.
@@ -113,6 +120,10 @@ dt-a)
 	follow 2 7210 dt-c mute_close
 	check "5 flagged requests on one connection, a PING frame after each answer" \
 		flagged $tcp request -w $(slow 240) -k dt-c 7203 keep 5
+	check "5 flagged requests on one connection, each relayed over UNIX in two writes" \
+		flagged $tcp request -w $(slow 240) dt-c 7204 split 5
+	check "an unflagged request through the same relay" \
+		$tcp request -w $(slow 240) dt-c 7204 plain
 	end_capture
 	p=$(first_port "$a" "$b" 7200)
 	check "the client's request left marked" all_marked "$a" "$p" "$b" 7200
@@ -180,6 +191,20 @@ dt-c)
 	check "a PING written after each answer is an interim answer ($i, at least 4)" \
 		test "$i" -ge 4
 	check "... and keeps nothing: 5 requests, $p contexts" test "$p" = 5
+	$tcp userve -d 300 /tmp/split.sock /tmp/split.log 2 2> /tmp/userve.err &
+	userve=$!
+	check "dt-tcp userve listens on /tmp/split.sock" wait_for 30 test -S /tmp/split.sock
+	h0=$(stat_of unix_hops) q0=$(stat_of split_unix_calls)
+	check "dt-a's requests relayed over UNIX, each call in two writes" \
+		timeout $(slow 300) $tcp serve -4 -X /tmp/split.sock 7204 2
+	wait $userve
+	diag "$(cat /tmp/split.log /tmp/userve.err)"
+	h=$(($(stat_of unix_hops) - h0)) q=$(($(stat_of split_unix_calls) - q0))
+	n=$(grep -cx 'traced call:split' /tmp/split.log)
+	check "the UNIX server read each flagged call in its request ($n of 5)" test "$n" = 5
+	check "... and the unflagged one in none" grep -qx 'untraced call:plain' /tmp/split.log
+	check "... a call's second write was more of it (split_unix_calls $q, unix_hops $h)" \
+		test "$q" = 5 -a "$h" = 5
 	end_capture
 	first=$(first_port "$b" "$c" 7201)
 	check "the flagged request arrived marked" all_marked "$b" "$first" "$c" 7201

@@ -1,12 +1,19 @@
 /*
  * dt-tcp: a small TCP request/response peer for the tests.
  *
- *   dt-tcp serve [-4|-6] [-m KEY] [-d MS [-e K]] [-U PORT] [-k] [-s|-n|-p MS] PORT [COUNT]
+ *   dt-tcp serve [-4|-6] [-m KEY] [-d MS [-e K]] [-U PORT] [-X /SOCK] [-k] [-s|-n|-p MS] PORT [COUNT]
  *       accept COUNT connections (default 1, 0 = forever), one at a
  *       time; on each, answer every received chunk with "echo:" + chunk
  *       (after MS milliseconds with -d; with -e, only on every Kth
  *       connection: the Kth, 2Kth...; with -U PORT, after sending the
  *       chunk to 127.0.0.1:PORT over UDP and reading a datagram back;
+ *       with -X /SOCK, after a call to userve on the UNIX socket /SOCK
+ *       (one connection per TCP connection) written in two parts,
+ *       "call:", then the chunk and a newline, with a read between
+ *       them of untraced bytes (a byte written before anything was
+ *       flagged, on a socket pair of its own), as an event loop reads
+ *       another connection between a call's HEADERS and DATA, then
+ *       reading its answer line;
  *       with -k, followed by a write of its own: an HTTP/2 PING frame,
  *       17 bytes, as gRPC's server writes after answering),
  *       until the peer closes. With -s
@@ -25,6 +32,13 @@
  *       would make by starting a process every time (under emulation,
  *       a processor's whole time while it waits); only the last
  *       attempt's error is printed.
+ *   dt-tcp userve [-d MS] /SOCK LOG [COUNT]
+ *       listen on the UNIX stream socket /SOCK; accept COUNT connections
+ *       (default 1), one at a time; on each, for every line asked (each
+ *       read MS milliseconds after the socket turns readable, so that
+ *       a call written in parts is read whole), append to LOG whether
+ *       this thread was then in a request of dtracer not answered yet
+ *       ("traced" or "untraced", and the line), then answer "ok\n".
  *   dt-tcp send HOST PORT BYTES
  *       connect, write BYTES bytes ('F') in one write(), shut the write
  *       side, read the answer of a sink; exit 0 if it is BYTES.
@@ -70,7 +84,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <time.h>
@@ -87,8 +103,9 @@ static bool ping_after;
 static int usage(void)
 {
 	fprintf(stderr,
-		"usage: dt-tcp serve [-4|-6] [-m KEY] [-d MS [-e K]] [-U PORT] [-k] [-s|-n|-p MS] PORT [COUNT]\n"
+		"usage: dt-tcp serve [-4|-6] [-m KEY] [-d MS [-e K]] [-U PORT] [-X /SOCK] [-k] [-s|-n|-p MS] PORT [COUNT]\n"
 		"       dt-tcp request [-w SECONDS] [-m KEY] [-k] HOST PORT MESSAGE [REPEAT]\n"
+		"       dt-tcp userve [-d MS] /SOCK LOG [COUNT]\n"
 		"       dt-tcp send HOST PORT BYTES\n"
 		"       dt-tcp duo HOST PORT ROUNDS CHUNK\n"
 		"       dt-tcp rr HOST PORT SECONDS\n"
@@ -166,6 +183,89 @@ static int udp_lookup(const char *p, size_t n)
 	return ok ? 0 : -1;
 }
 
+/* -X: the UNIX socket of a call in two parts, or NULL. */
+static const char *split_path;
+/* Untraced bytes to read between a call's parts, one a call. */
+static int leave_fd = -1;
+#define LEAVE_BYTES 4096
+
+/*
+ * -X: a socket pair holding LEAVE_BYTES bytes written now, before
+ * anything is flagged: reading one of them later is a read of untraced
+ * bytes, which takes a thread working for a request out of it
+ * (dtracer's unix.c).
+ */
+static int split_prepare(void)
+{
+	static const char bytes[LEAVE_BYTES];
+	int sp[2], size = 2 * LEAVE_BYTES;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sp) ||
+	    setsockopt(sp[1], SOL_SOCKET, SO_SNDBUF, &size, sizeof(size)) ||
+	    write_all(sp[1], bytes, sizeof(bytes))) {
+		perror("dt-tcp: socketpair");
+		return -1;
+	}
+	close(sp[1]);
+	leave_fd = sp[0];
+	return 0;
+}
+
+static int unix_connect(const char *path)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	int fd;
+
+	if (strlen(path) >= sizeof(a.sun_path)) {
+		fprintf(stderr, "dt-tcp: socket path too long: %s\n", path);
+		return -1;
+	}
+	strcpy(a.sun_path, path);
+	fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	if (fd >= 0 && !connect(fd, (struct sockaddr *)&a, sizeof(a)))
+		return fd;
+	fprintf(stderr, "dt-tcp: cannot connect to %s: %s\n", path,
+		strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	return -1;
+}
+
+/* Read exactly want bytes into buf: 0, or -1 (an error, or the end). */
+static int read_full(int fd, char *buf, size_t want)
+{
+	size_t got = 0;
+
+	while (got < want) {
+		ssize_t n = read(fd, buf + got, want - got);
+
+		if (n <= 0)
+			return -1;
+		got += (size_t)n;
+	}
+	return 0;
+}
+
+/*
+ * -X: the call for chunk p (n bytes) on ux, in two parts with a read of
+ * untraced bytes between them, and its answer "ok\n".
+ */
+static int split_call(int ux, const char *p, size_t n)
+{
+	char c, ok[3], rest[BUFSZ + 1];
+
+	memcpy(rest, p, n);
+	rest[n] = '\n';
+	if (write_all(ux, "call:", 5) || read(leave_fd, &c, 1) != 1 ||
+	    write_all(ux, rest, n + 1) ||
+	    read_full(ux, ok, sizeof(ok)) || memcmp(ok, "ok\n", 3)) {
+		fprintf(stderr, "dt-tcp: the call over %s failed\n",
+			split_path);
+		return -1;
+	}
+	return 0;
+}
+
 /* -m: the TCP-MD5 key, or NULL. */
 static const char *md5_key;
 
@@ -212,11 +312,16 @@ static int set_md5(int fd, int family, const struct sockaddr *addr,
 static int echo_connection(int fd, long delay)
 {
 	char in[BUFSZ], out[BUFSZ + sizeof(PREFIX)];
+	int ux = split_path ? unix_connect(split_path) : -1;
 	ssize_t n;
 
+	if (split_path && ux < 0)
+		return -1;
 	while ((n = read(fd, in, sizeof(in))) > 0) {
 		if (lookup_port && udp_lookup(in, (size_t)n))
-			return -1;
+			break;
+		if (split_path && split_call(ux, in, (size_t)n))
+			break;
 		if (delay)
 			sleep_ms(delay);
 		memcpy(out, PREFIX, strlen(PREFIX));
@@ -224,9 +329,11 @@ static int echo_connection(int fd, long delay)
 		if (write_all(fd, out, strlen(PREFIX) + (size_t)n))
 			return -1;
 		if (ping_after && write_all(fd, ping_frame, sizeof(ping_frame)))
-			return -1;
+			break;
 	}
-	return n < 0 ? -1 : 0;
+	if (ux >= 0)
+		close(ux);
+	return n != 0 ? -1 : 0;
 }
 
 /*
@@ -289,6 +396,11 @@ static int serve(int argc, char **argv)
 			if (parse_count(argv[1], &lookup_port) ||
 			    !lookup_port || lookup_port > 65535)
 				return 2;
+			argc--, argv++;
+		} else if (!strcmp(argv[0], "-X") && argc > 1) {
+			if (argv[1][0] != '/' || split_prepare())
+				return usage();
+			split_path = argv[1];
 			argc--, argv++;
 		} else if (!strcmp(argv[0], "-p") && argc > 1) {
 			if (parse_count(argv[1], &push) || !push)
@@ -376,21 +488,6 @@ static int connect_to(const char *host, const char *port)
 		fprintf(stderr, "dt-tcp: cannot connect to %s port %s: %s\n",
 			host, port, strerror(errno));
 	return fd;
-}
-
-/* Read exactly want bytes into buf: 0, or -1 (an error, or the end). */
-static int read_full(int fd, char *buf, size_t want)
-{
-	size_t got = 0;
-
-	while (got < want) {
-		ssize_t n = read(fd, buf + got, want - got);
-
-		if (n <= 0)
-			return -1;
-		got += (size_t)n;
-	}
-	return 0;
 }
 
 /* Read exactly the expected answer's length; 0 if it is the answer. */
@@ -679,6 +776,108 @@ static int conns(int argc, char **argv)
 	return 0;
 }
 
+/*
+ * Whether this thread is in dtracer's list_pid in a request it has not
+ * answered yet.
+ */
+static bool in_request(void)
+{
+	long tid = syscall(SYS_gettid);
+	char line[256];
+	bool found = false;
+	FILE *f = fopen("/sys/distributed-tracer/list_pid", "r");
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = strtol(line, NULL, 10) == tid &&
+			!strstr(line, " answered");
+	fclose(f);
+	return found;
+}
+
+/* userve: one connection's lines, each read delay ms after it came. */
+static int line_connection(int fd, long delay, FILE *log)
+{
+	char line[BUFSZ];
+	size_t got = 0;
+	ssize_t n;
+
+	for (;;) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		char *nl;
+
+		if (poll(&p, 1, -1) < 0)
+			return errno == EINTR ? 0 : -1;
+		sleep_ms(delay);
+		n = read(fd, line + got, sizeof(line) - 1 - got);
+		if (n <= 0)
+			return n < 0 ? -1 : 0;
+		got += (size_t)n;
+		line[got] = '\0';
+		nl = strchr(line, '\n');
+		if (!nl) {
+			if (got == sizeof(line) - 1)
+				return -1;	/* no line in BUFSZ bytes */
+			continue;
+		}
+		*nl = '\0';
+		fprintf(log, "%s %s\n", in_request() ? "traced" : "untraced",
+			line);
+		fflush(log);
+		if (write_all(fd, "ok\n", 3))
+			return -1;
+		got -= (size_t)(nl + 1 - line);
+		memmove(line, nl + 1, got);
+	}
+}
+
+static int userve(int argc, char **argv)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	long delay = 0, count = 1, i;
+	FILE *log;
+	int ls;
+
+	if (argc >= 2 && !strcmp(argv[0], "-d")) {
+		if (parse_count(argv[1], &delay))
+			return 2;
+		argc -= 2, argv += 2;
+	}
+	if (argc < 2 || argc > 3 || argv[0][0] != '/' ||
+	    strlen(argv[0]) >= sizeof(a.sun_path))
+		return usage();
+	if (argc == 3 && (parse_count(argv[2], &count) || !count))
+		return 2;
+	log = fopen(argv[1], "a");
+	if (!log) {
+		perror(argv[1]);
+		return 1;
+	}
+	strcpy(a.sun_path, argv[0]);
+	unlink(argv[0]);
+	ls = socket(AF_UNIX, SOCK_STREAM, 0);
+	if (ls < 0 || bind(ls, (struct sockaddr *)&a, sizeof(a)) ||
+	    listen(ls, 16)) {
+		perror("dt-tcp: listen");
+		return 1;
+	}
+	for (i = 0; i < count; i++) {
+		int c = accept(ls, NULL, NULL);
+
+		if (c < 0) {
+			perror("dt-tcp: accept");
+			return 1;
+		}
+		if (line_connection(c, delay, log))
+			perror("dt-tcp: connection");
+		close(c);
+	}
+	close(ls);
+	fclose(log);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	signal(SIGPIPE, SIG_IGN);
@@ -688,6 +887,8 @@ int main(int argc, char **argv)
 		return serve(argc - 2, argv + 2);
 	if (argc >= 2 && !strcmp(argv[1], "request"))
 		return request(argc - 2, argv + 2);
+	if (argc >= 2 && !strcmp(argv[1], "userve"))
+		return userve(argc - 2, argv + 2);
 	if (argc >= 2 && !strcmp(argv[1], "send"))
 		return send_bytes(argc - 2, argv + 2);
 	if (argc >= 2 && !strcmp(argv[1], "duo"))
