@@ -15,13 +15,13 @@
  *      it yet, on a connection it asks on (not one accepted from a
  *      listener: dt_unix_serving());
  *    - more of a request of C, if the writer works for no request now,
- *      its own last write on the connection was the request of C, the
- *      peer has read none of it yet and C is not answered: an event
- *      loop writes a call in parts and reads other connections between
- *      them (nginx writes a gRPC call's HEADERS, reads another upstream's
- *      answer, then writes the call's DATA), so the later parts are the
- *      call's (split_unix_calls), unless the write opens an HTTP/2 stream
- *      (a HEADERS frame first: another call);
+ *      its own last write on the connection was the request of C (read
+ *      or not) and C is not answered: an event loop writes a call in
+ *      parts and reads other connections between them (nginx writes a
+ *      gRPC call's HEADERS, reads another upstream's answer, then writes
+ *      the call's DATA), so the later parts are the call's
+ *      (split_unix_calls), unless the write opens an HTTP/2 stream (a
+ *      HEADERS frame first: another call);
  *    - else untraced bytes, noted only on a socket that has an entry
  *      (one that carried traced bytes before); on the serving end, the
  *      answer to a request of no context: a flagged writer leaves its
@@ -160,15 +160,16 @@ static bool dt_unix_serving(const struct sock *sk)
 
 /*
  * Whether current's write on the connection end e (NULL: none followed)
- * goes on with the request e holds: current wrote it, nobody read any of
- * it yet, and its context is alive and not answered. The caller knows
- * current works for no request. Under dt_unix_lock.
+ * goes on with the request e holds: current wrote it, and its context is
+ * alive and not answered (so the peer, which may have read some of it,
+ * still serves it). The caller knows current works for no request.
+ * Under dt_unix_lock.
  */
 static bool dt_unix_part_locked(const struct dt_unix *e)
 {
 	lockdep_assert_held(&dt_unix_lock);
 	return e && e->kind == DT_UNIX_REQUEST && e->ctx &&
-	       e->by == task_pid_nr(current) && !e->read_by &&
+	       e->by == task_pid_nr(current) &&
 	       !READ_ONCE(e->ctx->dead) && !READ_ONCE(e->ctx->answered);
 }
 
@@ -187,6 +188,7 @@ static enum dt_unix_kind dt_unix_note(const struct sock *sk,
 {
 	enum dt_unix_kind kind = DT_UNIX_UNTRACED;
 	struct dt_unix *e, *pe, *fresh = NULL;
+	bool more = false;
 	unsigned long irq;
 
 	*owner = NULL;
@@ -211,8 +213,10 @@ static enum dt_unix_kind dt_unix_note(const struct sock *sk,
 		kind = DT_UNIX_REQUEST;
 		*owner = by->ctx;
 	} else if (part && dt_unix_part_locked(dt_unix_find(sk))) {
+		/* The entry stays as it is: its reader too. */
 		kind = DT_UNIX_REQUEST;
 		*owner = dt_ctx_get(dt_unix_find(sk)->ctx);
+		more = true;
 		dt_stat_inc(DT_STAT_SPLIT_UNIX_CALLS);
 	}
 	e = dt_unix_find(sk);
@@ -227,7 +231,7 @@ static enum dt_unix_kind dt_unix_note(const struct sock *sk,
 			atomic_inc(&dt_nunix);
 		}
 	}
-	if (e)
+	if (e && !more)
 		dt_unix_set_locked(e, kind, *owner, task_pid_nr(current));
 	spin_unlock_irqrestore(&dt_unix_lock, irq);
 	dt_mem_free(DT_MEM_SOCKETS, fresh);

@@ -21,7 +21,9 @@
 # writes, reading untraced bytes between them (as nginx reads another
 # upstream's answer between a gRPC call's HEADERS and DATA), and one
 # unflagged request: the server reads each flagged call whole in its
-# request, the unflagged one in none.
+# request, the unflagged one in none. And 5 more to dt-tcp serve -Y
+# 7205: the same, the call's first write read by the server before the
+# second is written.
 #
 # DELAY, the server's time to answer, is 3 s scaled by slow: dt-b and
 # dt-c look at the flagged thread twice while it serves, and on the
@@ -124,6 +126,8 @@ dt-a)
 		flagged $tcp request -w $(slow 240) dt-c 7204 split 5
 	check "an unflagged request through the same relay" \
 		$tcp request -w $(slow 240) dt-c 7204 plain
+	check "5 flagged requests, each call's first write read before the second is written" \
+		flagged $tcp request -w $(slow 240) dt-c 7205 read 5
 	end_capture
 	p=$(first_port "$a" "$b" 7200)
 	check "the client's request left marked" all_marked "$a" "$p" "$b" 7200
@@ -191,20 +195,24 @@ dt-c)
 	check "a PING written after each answer is an interim answer ($i, at least 4)" \
 		test "$i" -ge 4
 	check "... and keeps nothing: 5 requests, $p contexts" test "$p" = 5
-	$tcp userve -d 300 /tmp/split.sock /tmp/split.log 2 2> /tmp/userve.err &
+	$tcp userve -d 300 /tmp/split.sock /tmp/split.log 3 2> /tmp/userve.err &
 	userve=$!
 	check "dt-tcp userve listens on /tmp/split.sock" wait_for 30 test -S /tmp/split.sock
 	h0=$(stat_of unix_hops) q0=$(stat_of split_unix_calls)
 	check "dt-a's requests relayed over UNIX, each call in two writes" \
 		timeout $(slow 300) $tcp serve -4 -X /tmp/split.sock 7204 2
+	check "... and over UNIX, each call's first write read before the second" \
+		timeout $(slow 300) $tcp serve -4 -Y /tmp/split.sock 7205 1
 	wait $userve
 	diag "$(cat /tmp/split.log /tmp/userve.err)"
 	h=$(($(stat_of unix_hops) - h0)) q=$(($(stat_of split_unix_calls) - q0))
 	n=$(grep -cx 'traced call:split' /tmp/split.log)
 	check "the UNIX server read each flagged call in its request ($n of 5)" test "$n" = 5
 	check "... and the unflagged one in none" grep -qx 'untraced call:plain' /tmp/split.log
+	n=$(grep -cx 'traced call:read' /tmp/split.log)
+	check "... and each one whose first write it read before the second came ($n of 5)" test "$n" = 5
 	check "... a call's second write was more of it (split_unix_calls $q, unix_hops $h)" \
-		test "$q" = 5 -a "$h" = 5
+		test "$q" = 10 -a "$h" = 10
 	end_capture
 	first=$(first_port "$b" "$c" 7201)
 	check "the flagged request arrived marked" all_marked "$b" "$first" "$c" 7201

@@ -1,7 +1,7 @@
 /*
  * dt-tcp: a small TCP request/response peer for the tests.
  *
- *   dt-tcp serve [-4|-6] [-m KEY] [-d MS [-e K]] [-U PORT] [-X /SOCK] [-k] [-s|-n|-p MS] PORT [COUNT]
+ *   dt-tcp serve [-4|-6] [-m KEY] [-d MS [-e K]] [-U PORT] [-X|-Y /SOCK] [-k] [-s|-n|-p MS] PORT [COUNT]
  *       accept COUNT connections (default 1, 0 = forever), one at a
  *       time; on each, answer every received chunk with "echo:" + chunk
  *       (after MS milliseconds with -d; with -e, only on every Kth
@@ -13,7 +13,9 @@
  *       them of untraced bytes (a byte written before anything was
  *       flagged, on a socket pair of its own), as an event loop reads
  *       another connection between a call's HEADERS and DATA, then
- *       reading its answer line;
+ *       reading its answer line; -Y /SOCK the same, the first part read
+ *       by userve before the rest is written (the kernel says when:
+ *       SIOCOUTQ);
  *       with -k, followed by a write of its own: an HTTP/2 PING frame,
  *       17 bytes, as gRPC's server writes after answering),
  *       until the peer closes. With -s
@@ -75,16 +77,18 @@
  * kernel sees.
  */
 #include <errno.h>
+#include <linux/sockios.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <poll.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/syscall.h>
@@ -183,8 +187,10 @@ static int udp_lookup(const char *p, size_t n)
 	return ok ? 0 : -1;
 }
 
-/* -X: the UNIX socket of a call in two parts, or NULL. */
+/* -X, -Y: the UNIX socket of a call in two parts, or NULL. */
 static const char *split_path;
+/* -Y: the second part once the first one is read. */
+static bool split_wait;
 /* Untraced bytes to read between a call's parts, one a call. */
 static int leave_fd = -1;
 #define LEAVE_BYTES 4096
@@ -246,6 +252,21 @@ static int read_full(int fd, char *buf, size_t want)
 	return 0;
 }
 
+/* -Y: wait (30 s at most) until the peer has read all ux's bytes. */
+static int split_read(int ux)
+{
+	int i, queued = 1;
+
+	for (i = 0; i < 3000; i++) {
+		if (ioctl(ux, SIOCOUTQ, &queued))
+			return -1;
+		if (!queued)
+			return 0;
+		sleep_ms(10);
+	}
+	return -1;
+}
+
 /*
  * -X: the call for chunk p (n bytes) on ux, in two parts with a read of
  * untraced bytes between them, and its answer "ok\n".
@@ -256,7 +277,8 @@ static int split_call(int ux, const char *p, size_t n)
 
 	memcpy(rest, p, n);
 	rest[n] = '\n';
-	if (write_all(ux, "call:", 5) || read(leave_fd, &c, 1) != 1 ||
+	if (write_all(ux, "call:", 5) || (split_wait && split_read(ux)) ||
+	    read(leave_fd, &c, 1) != 1 ||
 	    write_all(ux, rest, n + 1) ||
 	    read_full(ux, ok, sizeof(ok)) || memcmp(ok, "ok\n", 3)) {
 		fprintf(stderr, "dt-tcp: the call over %s failed\n",
@@ -397,10 +419,12 @@ static int serve(int argc, char **argv)
 			    !lookup_port || lookup_port > 65535)
 				return 2;
 			argc--, argv++;
-		} else if (!strcmp(argv[0], "-X") && argc > 1) {
+		} else if ((!strcmp(argv[0], "-X") || !strcmp(argv[0], "-Y")) &&
+			   argc > 1) {
 			if (argv[1][0] != '/' || split_prepare())
 				return usage();
 			split_path = argv[1];
+			split_wait = argv[0][1] == 'Y';
 			argc--, argv++;
 		} else if (!strcmp(argv[0], "-p") && argc > 1) {
 			if (parse_count(argv[1], &push) || !push)
