@@ -347,7 +347,7 @@ wait $pushd
 # thread stays in the request through its UDP read (it neither leaves
 # it, switches, nor comes back to it, resumes: its answer's write finds
 # it there), and nothing else is flagged (one propagation: its own).
-socat UDP4-RECVFROM:7731,fork SYSTEM:'tee -a /tmp/udp.seen' > /dev/null 2>&1 &
+$tcp udpecho 7731 /tmp/udp.seen 1 2> /tmp/udpecho.err &
 udpd=$!
 $tcp serve -4 -U 7731 -d 500 7732 1 > /tmp/udp-serve.log 2>&1 &
 udps=$!
@@ -366,7 +366,7 @@ check "... the server's thread stayed in the request through its UDP read ($(($(
 check "... nobody else flagged ($(($(stat_of propagations) - p0)) propagation, $(($(stat_of inherits) - i0)) inherits)" \
 	test $(($(stat_of propagations) - p0)) = 1 -a $(($(stat_of inherits) - i0)) = 0
 wait $udps
-kill $udpd
+kill $udpd 2> /dev/null
 check "final rmmod" rmmod dtracer
 kill $s1 $s2 $s3
 dt_finish

@@ -41,6 +41,11 @@
  *       a call written in parts is read whole), append to LOG whether
  *       this thread was then in a request of dtracer not answered yet
  *       ("traced" or "untraced", and the line), then answer "ok\n".
+ *   dt-tcp udpecho PORT LOG [COUNT]
+ *       on 127.0.0.1:PORT over UDP, answer COUNT datagrams (default 1)
+ *       with the same bytes, each appended to LOG first (serve -U's
+ *       peer: a DNS server's shape, with no process started per
+ *       datagram).
  *   dt-tcp send HOST PORT BYTES
  *       connect, write BYTES bytes ('F') in one write(), shut the write
  *       side, read the answer of a sink; exit 0 if it is BYTES.
@@ -110,6 +115,7 @@ static int usage(void)
 		"usage: dt-tcp serve [-4|-6] [-m KEY] [-d MS [-e K]] [-U PORT] [-X /SOCK] [-k] [-s|-n|-p MS] PORT [COUNT]\n"
 		"       dt-tcp request [-w SECONDS] [-m KEY] [-k] HOST PORT MESSAGE [REPEAT]\n"
 		"       dt-tcp userve [-d MS] /SOCK LOG [COUNT]\n"
+		"       dt-tcp udpecho PORT LOG [COUNT]\n"
 		"       dt-tcp send HOST PORT BYTES\n"
 		"       dt-tcp duo HOST PORT ROUNDS CHUNK\n"
 		"       dt-tcp rr HOST PORT SECONDS\n"
@@ -160,10 +166,8 @@ static long lookup_port;	/* -U: a UDP exchange before each answer */
 
 /*
  * -U PORT: send the chunk to 127.0.0.1:PORT over UDP and wait (30 s at
- * most: the tests' peer forks a shell and tee per datagram, slow on a
- * debug kernel, and 10 s were not enough once in a fresh clone's run
- * with both cores busy) for a datagram back: a DNS lookup in the middle
- * of a request.
+ * most; the tests' peer is udpecho) for a datagram back: a DNS lookup in
+ * the middle of a request.
  */
 static int udp_lookup(const char *p, size_t n)
 {
@@ -902,6 +906,54 @@ static int userve(int argc, char **argv)
 	return 0;
 }
 
+static int udpecho(int argc, char **argv)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	long port, count = 1, i;
+	char buf[BUFSZ];
+	FILE *log;
+	int fd;
+
+	if (argc < 2 || argc > 3 || parse_count(argv[0], &port) || !port ||
+	    port > 65535 || (argc == 3 && (parse_count(argv[2], &count) ||
+					   !count)))
+		return usage();
+	log = fopen(argv[1], "a");
+	if (!log) {
+		perror(argv[1]);
+		return 1;
+	}
+	a.sin_port = htons((uint16_t)port);
+	fd = socket(AF_INET, SOCK_DGRAM, 0);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof(a))) {
+		perror("dt-tcp: udp bind");
+		return 1;
+	}
+	for (i = 0; i < count; i++) {
+		struct sockaddr_in from;
+		socklen_t len = sizeof(from);
+		ssize_t n = recvfrom(fd, buf, sizeof(buf), 0,
+				     (struct sockaddr *)&from, &len);
+
+		if (n < 0) {
+			perror("dt-tcp: recvfrom");
+			return 1;
+		}
+		fwrite(buf, 1, (size_t)n, log);
+		fputc('\n', log);
+		fflush(log);
+		if (sendto(fd, buf, (size_t)n, 0, (struct sockaddr *)&from,
+			   len) != n) {
+			perror("dt-tcp: sendto");
+			return 1;
+		}
+	}
+	fclose(log);
+	close(fd);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	signal(SIGPIPE, SIG_IGN);
@@ -911,6 +963,8 @@ int main(int argc, char **argv)
 		return serve(argc - 2, argv + 2);
 	if (argc >= 2 && !strcmp(argv[1], "request"))
 		return request(argc - 2, argv + 2);
+	if (argc >= 2 && !strcmp(argv[1], "udpecho"))
+		return udpecho(argc - 2, argv + 2);
 	if (argc >= 2 && !strcmp(argv[1], "userve"))
 		return userve(argc - 2, argv + 2);
 	if (argc >= 2 && !strcmp(argv[1], "send"))
