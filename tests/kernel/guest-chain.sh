@@ -23,7 +23,13 @@
 # unflagged request: the server reads each flagged call whole in its
 # request, the unflagged one in none. And 5 more to dt-tcp serve -Y
 # 7205: the same, the call's first write read by the server before the
-# second is written.
+# second is written. Last, two flagged requests at once to dt-tcp serve
+# -L 7206, a loop that calls the same server for both on one UNIX
+# connection: the first request's call written, the second request
+# read, the first call's answer read (the loop is back in the first
+# request, answered upstream), then the second call written: that call
+# is the second request's (moved_unix_calls), not the answered one's.
+# Each call is two writes: "call:", then the request's line.
 #
 # DELAY, the server's time to answer, is 3 s scaled by slow: dt-b and
 # dt-c look at the flagged thread twice while it serves, and on the
@@ -128,6 +134,13 @@ dt-a)
 		$tcp request -w $(slow 240) dt-c 7204 plain
 	check "5 flagged requests, each call's first write read before the second is written" \
 		flagged $tcp request -w $(slow 240) dt-c 7205 read 5
+	flagged $tcp request -w $(slow 240) dt-c 7206 one > /tmp/pair1.out 2>&1 &
+	pair1=$!
+	flagged $tcp request -w $(slow 240) dt-c 7206 two > /tmp/pair2.out 2>&1
+	pair2=$?
+	wait $pair1
+	check "two flagged requests at once to a loop that calls over one UNIX connection" \
+		test $? = 0 -a $pair2 = 0
 	end_capture
 	p=$(first_port "$a" "$b" 7200)
 	check "the client's request left marked" all_marked "$a" "$p" "$b" 7200
@@ -195,24 +208,36 @@ dt-c)
 	check "a PING written after each answer is an interim answer ($i, at least 4)" \
 		test "$i" -ge 4
 	check "... and keeps nothing: 5 requests, $p contexts" test "$p" = 5
-	$tcp userve -d 300 /tmp/split.sock /tmp/split.log 3 2> /tmp/userve.err &
+	$tcp userve -d 300 /tmp/split.sock /tmp/split.log 4 2> /tmp/userve.err &
 	userve=$!
 	check "dt-tcp userve listens on /tmp/split.sock" wait_for 30 test -S /tmp/split.sock
-	h0=$(stat_of unix_hops) q0=$(stat_of split_unix_calls)
+	h0=$(stat_of unix_hops) q0=$(stat_of split_unix_calls) m0=$(stat_of moved_unix_calls)
 	check "dt-a's requests relayed over UNIX, each call in two writes" \
 		timeout $(slow 300) $tcp serve -4 -X /tmp/split.sock 7204 2
 	check "... and over UNIX, each call's first write read before the second" \
 		timeout $(slow 300) $tcp serve -4 -Y /tmp/split.sock 7205 1
+	check "... and the loop's pair, both calls over one UNIX connection" \
+		timeout $(slow 300) $tcp serve -4 -L /tmp/split.sock 7206 1
 	wait $userve
 	diag "$(cat /tmp/split.log /tmp/userve.err)"
 	h=$(($(stat_of unix_hops) - h0)) q=$(($(stat_of split_unix_calls) - q0))
-	n=$(grep -cx 'traced call:split' /tmp/split.log)
+	n=$(grep -c '^traced call:split |' /tmp/split.log)
 	check "the UNIX server read each flagged call in its request ($n of 5)" test "$n" = 5
-	check "... and the unflagged one in none" grep -qx 'untraced call:plain' /tmp/split.log
-	n=$(grep -cx 'traced call:read' /tmp/split.log)
+	check "... and the unflagged one in none" grep -q '^untraced call:plain |' /tmp/split.log
+	n=$(grep -c '^traced call:read |' /tmp/split.log)
 	check "... and each one whose first write it read before the second came ($n of 5)" test "$n" = 5
-	check "... a call's second write was more of it (split_unix_calls $q, unix_hops $h)" \
-		test "$q" = 10 -a "$h" = 10
+	check "... a call's second write was more of it (split_unix_calls $q)" test "$q" = 10
+	m=$(($(stat_of moved_unix_calls) - m0))
+	n=$(grep -c '^traced call:\(one\|two\) | local ' /tmp/split.log)
+	r=$(sed -n 's/^traced call:\(one\|two\) | //p' /tmp/split.log | sort -u | wc -l)
+	check "the loop's two calls were read each in a request ($n of 2), two requests ($r)" \
+		test "$n" = 2 -a "$r" = 2
+	# Each call is two writes ("call:", then the line): the second
+	# call's first goes to the oldest request no call took, its second
+	# to the call the loop began on that connection.
+	check "... the second call's two writes, made back in the first, answered, request, moved to the second (moved_unix_calls $m)" \
+		test "$m" = 2
+	check "a context came over the UNIX socket for each call (unix_hops $h)" test "$h" = 12
 	end_capture
 	first=$(first_port "$b" "$c" 7201)
 	check "the flagged request arrived marked" all_marked "$b" "$first" "$c" 7201

@@ -1,7 +1,7 @@
 /*
  * dt-tcp: a small TCP request/response peer for the tests.
  *
- *   dt-tcp serve [-4|-6] [-m KEY] [-d MS [-e K]] [-U PORT] [-X|-Y /SOCK] [-k] [-s|-n|-p MS] PORT [COUNT]
+ *   dt-tcp serve [-4|-6] [-m KEY] [-d MS [-e K]] [-U PORT] [-X|-Y|-L /SOCK] [-k] [-s|-n|-p MS] PORT [COUNT]
  *       accept COUNT connections (default 1, 0 = forever), one at a
  *       time; on each, answer every received chunk with "echo:" + chunk
  *       (after MS milliseconds with -d; with -e, only on every Kth
@@ -15,7 +15,13 @@
  *       another connection between a call's HEADERS and DATA, then
  *       reading its answer line; -Y /SOCK the same, the first part read
  *       by userve before the rest is written (the kernel says when:
- *       SIOCOUTQ);
+ *       SIOCOUTQ); with -L /SOCK, COUNT pairs of connections, each as
+ *       an event loop that calls userve on one UNIX connection for
+ *       both: the first connection's request read, its call written,
+ *       the second's request read, the first call's answer read, then
+ *       the second call written and its answer read, then both answered
+ *       ("echo:" + request); each call is two writes, "call:" and the
+ *       request's line;
  *       with -k, followed by a write of its own: an HTTP/2 PING frame,
  *       17 bytes, as gRPC's server writes after answering),
  *       until the peer closes. With -s
@@ -40,7 +46,9 @@
  *       read MS milliseconds after the socket turns readable, so that
  *       a call written in parts is read whole), append to LOG whether
  *       this thread was then in a request of dtracer not answered yet
- *       ("traced" or "untraced", and the line), then answer "ok\n".
+ *       ("traced" or "untraced", the line, "|" and, if traced, its
+ *       list_pid line past the ids: the reason and the request's
+ *       addresses), then answer "ok\n".
  *   dt-tcp udpecho PORT LOG [COUNT]
  *       on 127.0.0.1:PORT over UDP, answer COUNT datagrams (default 1)
  *       with the same bytes, each appended to LOG first (serve -U's
@@ -195,6 +203,8 @@ static int udp_lookup(const char *p, size_t n)
 static const char *split_path;
 /* -Y: the second part once the first one is read. */
 static bool split_wait;
+/* -L: pairs of connections, calls made as an event loop would. */
+static bool pairs;
 /* Untraced bytes to read between a call's parts, one a call. */
 static int leave_fd = -1;
 #define LEAVE_BYTES 4096
@@ -290,6 +300,49 @@ static int split_call(int ux, const char *p, size_t n)
 		return -1;
 	}
 	return 0;
+}
+
+/* -L: a pair of connections served as an event loop would (usage). */
+static int pair_loop(int ls)
+{
+	char in[2][BUFSZ], out[BUFSZ + sizeof(PREFIX)];
+	int k[2], i, ux = -1, ok = -1;
+	ssize_t n[2];
+
+	k[0] = accept(ls, NULL, NULL);
+	k[1] = k[0] < 0 ? -1 : accept(ls, NULL, NULL);
+	if (k[1] < 0)
+		goto out;
+	ux = unix_connect(split_path);
+	if (ux < 0 || (n[0] = read(k[0], in[0], sizeof(in[0]) - 1)) <= 0)
+		goto out;
+	in[0][n[0]] = '\n';
+	if (write_all(ux, "call:", 5) ||
+	    write_all(ux, in[0], (size_t)n[0] + 1) ||
+	    (n[1] = read(k[1], in[1], sizeof(in[1]) - 1)) <= 0 ||
+	    read_full(ux, out, 3) || memcmp(out, "ok\n", 3))
+		goto out;
+	in[1][n[1]] = '\n';
+	if (write_all(ux, "call:", 5) ||
+	    write_all(ux, in[1], (size_t)n[1] + 1) ||
+	    read_full(ux, out, 3) || memcmp(out, "ok\n", 3))
+		goto out;
+	for (i = 0; i < 2; i++) {
+		memcpy(out, PREFIX, strlen(PREFIX));
+		memcpy(out + strlen(PREFIX), in[i], (size_t)n[i]);
+		if (write_all(k[i], out, strlen(PREFIX) + (size_t)n[i]))
+			goto out;
+	}
+	ok = 0;
+out:
+	if (ok)
+		perror("dt-tcp: a pair of connections");
+	for (i = 0; i < 2; i++)
+		if (k[i] >= 0)
+			close(k[i]);
+	if (ux >= 0)
+		close(ux);
+	return ok;
 }
 
 /* -m: the TCP-MD5 key, or NULL. */
@@ -423,12 +476,13 @@ static int serve(int argc, char **argv)
 			    !lookup_port || lookup_port > 65535)
 				return 2;
 			argc--, argv++;
-		} else if ((!strcmp(argv[0], "-X") || !strcmp(argv[0], "-Y")) &&
-			   argc > 1) {
+		} else if ((!strcmp(argv[0], "-X") || !strcmp(argv[0], "-Y") ||
+			    !strcmp(argv[0], "-L")) && argc > 1) {
 			if (argv[1][0] != '/' || split_prepare())
 				return usage();
 			split_path = argv[1];
 			split_wait = argv[0][1] == 'Y';
+			pairs = argv[0][1] == 'L';
 			argc--, argv++;
 		} else if (!strcmp(argv[0], "-p") && argc > 1) {
 			if (parse_count(argv[1], &push) || !push)
@@ -469,7 +523,10 @@ static int serve(int argc, char **argv)
 		return 1;
 	}
 	freeaddrinfo(ai);
-	while (count == 0 || i < count) {
+	for (; pairs && (count == 0 || i < count); i++)
+		if (pair_loop(fd))
+			return 1;
+	while (!pairs && (count == 0 || i < count)) {
 		int c = accept(fd, NULL, NULL);
 
 		i++;	/* this connection's number, from 1 */
@@ -808,26 +865,33 @@ static int conns(int argc, char **argv)
  * Whether this thread is in dtracer's list_pid in a request it has not
  * answered yet.
  */
-static bool in_request(void)
+static bool in_request(char *what, size_t size)
 {
 	long tid = syscall(SYS_gettid);
-	char line[256];
+	char line[256], *rest;
 	bool found = false;
 	FILE *f = fopen("/sys/distributed-tracer/list_pid", "r");
 
+	*what = '\0';
 	if (!f)
 		return false;
 	while (!found && fgets(line, sizeof(line), f))
-		found = strtol(line, NULL, 10) == tid &&
+		found = strtol(line, &rest, 10) == tid &&
 			!strstr(line, " answered");
 	fclose(f);
+	if (found) {
+		/* Past "TID PID ": the reason and the request's addresses. */
+		strtol(rest, &rest, 10);
+		snprintf(what, size, "%s", rest + strspn(rest, " "));
+		what[strcspn(what, "\n")] = '\0';
+	}
 	return found;
 }
 
 /* userve: one connection's lines, each read delay ms after it came. */
 static int line_connection(int fd, long delay, FILE *log)
 {
-	char line[BUFSZ];
+	char line[BUFSZ], what[256];
 	size_t got = 0;
 	ssize_t n;
 
@@ -850,8 +914,9 @@ static int line_connection(int fd, long delay, FILE *log)
 			continue;
 		}
 		*nl = '\0';
-		fprintf(log, "%s %s\n", in_request() ? "traced" : "untraced",
-			line);
+		fprintf(log, "%s %s | %s\n",
+			in_request(what, sizeof(what)) ? "traced" : "untraced",
+			line, what);
 		fflush(log);
 		if (write_all(fd, "ok\n", 3))
 			return -1;
