@@ -863,7 +863,7 @@ static int conns(int argc, char **argv)
 
 /*
  * Whether this thread is in dtracer's list_pid in a request it has not
- * answered yet.
+ * answered yet; if so, what (size bytes) gets its line past the ids.
  */
 static bool in_request(char *what, size_t size)
 {
@@ -907,21 +907,21 @@ static int line_connection(int fd, long delay, FILE *log)
 			return n < 0 ? -1 : 0;
 		got += (size_t)n;
 		line[got] = '\0';
-		nl = strchr(line, '\n');
-		if (!nl) {
-			if (got == sizeof(line) - 1)
-				return -1;	/* no line in BUFSZ bytes */
-			continue;
+		/* Every whole line read: a peer may send the next unasked. */
+		while ((nl = strchr(line, '\n'))) {
+			*nl = '\0';
+			fprintf(log, "%s %s | %s\n",
+				in_request(what, sizeof(what)) ? "traced" :
+								 "untraced",
+				line, what);
+			fflush(log);
+			if (write_all(fd, "ok\n", 3))
+				return -1;
+			got -= (size_t)(nl + 1 - line);
+			memmove(line, nl + 1, got + 1);
 		}
-		*nl = '\0';
-		fprintf(log, "%s %s | %s\n",
-			in_request(what, sizeof(what)) ? "traced" : "untraced",
-			line, what);
-		fflush(log);
-		if (write_all(fd, "ok\n", 3))
-			return -1;
-		got -= (size_t)(nl + 1 - line);
-		memmove(line, nl + 1, got);
+		if (got == sizeof(line) - 1)
+			return -1;	/* no line in BUFSZ bytes */
 	}
 }
 
