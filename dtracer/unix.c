@@ -202,6 +202,7 @@ static enum dt_unix_kind dt_unix_note(const struct sock *sk,
 	}
 	spin_lock_irqsave(&dt_unix_lock, irq);
 	pe = dt_unix_find(peer);
+	e = dt_unix_find(sk);
 	if (pe && pe->kind == DT_UNIX_REQUEST && pe->ctx &&
 	    !READ_ONCE(pe->ctx->dead)) {
 		kind = DT_UNIX_RESPONSE;
@@ -212,14 +213,13 @@ static enum dt_unix_kind dt_unix_note(const struct sock *sk,
 		   dt_ctx_tryget(by->ctx)) {
 		kind = DT_UNIX_REQUEST;
 		*owner = by->ctx;
-	} else if (part && dt_unix_part_locked(dt_unix_find(sk))) {
+	} else if (part && dt_unix_part_locked(e)) {
 		/* The entry stays as it is: its reader too. */
 		kind = DT_UNIX_REQUEST;
-		*owner = dt_ctx_get(dt_unix_find(sk)->ctx);
+		*owner = dt_ctx_get(e->ctx);
 		more = true;
 		dt_stat_inc(DT_STAT_SPLIT_UNIX_CALLS);
 	}
-	e = dt_unix_find(sk);
 	if (!e && kind != DT_UNIX_UNTRACED && fresh && dt_unix_open) {
 		if (atomic_read(&dt_nunix) >= READ_ONCE(dt_max_sockets)) {
 			dt_stat_inc(DT_STAT_DROP_SOCKETS);
