@@ -115,6 +115,7 @@ enum dt_stat {
 	DT_STAT_DROP_QUEUE,		/* traced jobs lost: slot reused */
 	DT_STAT_MOVED_UNIX_CALLS,	/* loops' UNIX calls off a stale request */
 	DT_STAT_SPLIT_UNIX_CALLS,	/* UNIX calls' later writes, no context */
+	DT_STAT_H2_GUESSED,		/* streams read with a traced one */
 	DT_STAT_COUNT
 };
 

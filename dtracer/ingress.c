@@ -430,6 +430,19 @@ static void dt_on_read_kernel(struct sock *sk, u32 now)
 }
 
 /*
+ * The streams a read opened with marked bytes that are not the traced
+ * request's own (its more, or beside the one it opens): which of a
+ * read's streams the mark is for is not told, and the reader takes
+ * them all for the traced request's (docs/limitations.md). A guess,
+ * counted (streams < 1: none).
+ */
+static void dt_h2_guessed(int streams)
+{
+	if (streams > 0)
+		dt_stat_add(DT_STAT_H2_GUESSED, streams);
+}
+
+/*
  * tcp_rcv_space_adjust: the reader has just moved copied_seq over the
  * bytes it took (recvmsg, read, splice, zero-copy receive all call it, in
  * the reader's context, socket locked; tcp_read_sock and tcp_read_done
@@ -475,12 +488,14 @@ static void dt_on_read(void *data, struct sock *sk)
 		if (dt_flags_enter(current, r.served, DT_REASON_RESUMED) &&
 		    fresh && r.after_interim)
 			dt_loop_queue(pos, r.served);
+		dt_h2_guessed(streams);
 	} else if (r.request && !streams) {
 		/*
 		 * HTTP/2 frames of no new stream (a WINDOW_UPDATE, an ACK)
 		 * after the answer: no request, the reader stays where it is.
 		 */
 	} else if (r.request) {
+		dt_h2_guessed(streams - 1);
 		dt_read_request(sk, ds, fresh ? &pos : NULL);
 	} else if (r.resume) {
 		dt_flags_enter(current, r.resume, DT_REASON_RESUMED);

@@ -31,6 +31,12 @@
 # is the second request's (moved_unix_calls), not the answered one's.
 # Each call is two writes: "call:", then the request's line.
 #
+# Last, dt-a's flagged socat writes an HTTP/2 client's first bytes, three
+# streams' HEADERS frames among them, in one write to a socat on dt-c
+# (7207), then an unflagged socat the same: the marked read opens three
+# streams, which the mark does not tell apart, so two are counted as
+# taken with the traced one (h2_streams_guessed); the unmarked, none.
+#
 # DELAY, the server's time to answer, is 3 s scaled by slow: dt-b and
 # dt-c look at the flagged thread twice while it serves, and on the
 # debug kernel one look took longer than 3 s.
@@ -141,6 +147,18 @@ dt-a)
 	wait $pair1
 	check "two flagged requests at once to a loop that calls over one UNIX connection" \
 		test $? = 0 -a $pair2 = 0
+	# The client preface, an empty SETTINGS, HEADERS on streams 1, 3
+	# and 5 (a byte of HPACK each: GET).
+	{
+		printf 'PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\0\0\0\4\0\0\0\0\0'
+		for s in 1 3 5; do
+			printf '\0\0\1\1\4\0\0\0\'"$s"'\202'
+		done
+	} > /tmp/h2.bin
+	check "a flagged client writes three HTTP/2 streams at once" \
+		flagged socat -u OPEN:/tmp/h2.bin TCP4:dt-c:7207,retry=100,interval=0.2
+	check "... an unflagged one the same" \
+		socat -u OPEN:/tmp/h2.bin TCP4:dt-c:7207,retry=100,interval=0.2
 	end_capture
 	p=$(first_port "$a" "$b" 7200)
 	check "the client's request left marked" all_marked "$a" "$p" "$b" 7200
@@ -241,6 +259,18 @@ dt-c)
 	check "... the second call's two writes, made back in the first, answered, request, moved to the second (moved_unix_calls $m)" \
 		test "$m" = 2
 	check "a context came over the UNIX socket for each call (unix_hops $h)" test "$h" = 12
+	g0=$(stat_of h2_streams_guessed)
+	check "dt-a's flagged HTTP/2 streams read" \
+		timeout $(slow 120) socat -u TCP4-LISTEN:7207,reuseaddr CREATE:/tmp/h2.out
+	g=$(($(stat_of h2_streams_guessed) - g0))
+	check "... 3 streams in one marked read: 2 taken with the traced one (h2_streams_guessed $g)" \
+		test "$g" = 2 -a "$(wc -c < /tmp/h2.out)" = 63
+	g0=$(stat_of h2_streams_guessed)
+	check "dt-a's unflagged HTTP/2 streams read" \
+		timeout $(slow 120) socat -u TCP4-LISTEN:7207,reuseaddr CREATE:/tmp/h2.out
+	g=$(($(stat_of h2_streams_guessed) - g0))
+	check "... unmarked: none taken (h2_streams_guessed $g)" \
+		test "$g" = 0 -a "$(wc -c < /tmp/h2.out)" = 63
 	end_capture
 	first=$(first_port "$b" "$c" 7201)
 	check "the flagged request arrived marked" all_marked "$b" "$first" "$c" 7201

@@ -1128,14 +1128,26 @@ dt-b)
 		if phase 26; then
 			# nghttpx multiplexes the calls of every client on one
 			# HTTP/2 connection to the server.
-			_hc=$(stat_of h2_calls)
+			_hc=$(stat_of h2_calls) _hg=$(stat_of h2_streams_guessed)
 			server 26 grpcx $pids $rpid $xpids $cpid
+			read -r _f _ft _u _ut <<-EOF
+			$(tally grpcx /tmp/grpcgo.log)
+			EOF
+			_hg=$(($(stat_of h2_streams_guessed) - _hg))
+			check "[grpcx] all flagged requests served ($_f of $N)" \
+				test "$_f" = "$N"
+			check "[grpcx] guessed: $_ft of $_f flagged requests traced at Go's gRPC server behind nghttpx (at least 85%)" \
+				test $((100 * _ft)) -ge $((85 * _f))
 			# The calls nghttpx writes with the traced one, in
 			# one marked write, start their goroutines in its
-			# context at the server (they leave it before their
-			# own calls: the backend's floor is 2%): up to 10%.
-			guess grpcx $N 85 10 /tmp/grpcgo.log \
-				"Go's gRPC server behind nghttpx"
+			# context at the server (a read's streams are not
+			# told apart: each is counted, h2_streams_guessed);
+			# h2load's 32 connections ask at the same instants,
+			# so those calls come by the dozen when the flagged
+			# one is among them (9 of 64 in a CI run). Beside
+			# them, a floor of 2%.
+			check "[grpcx] guessed: $_ut of $_u unflagged requests traced at Go's gRPC server behind nghttpx, $_hg read with a traced one (at most those and 2%)" \
+				test "$_u" -gt 0 -a $((100 * _ut)) -le $((2 * _u + 100 * _hg))
 			# Its writes' streams counted (h2.c): a call each.
 			check "[grpcx] nghttpx's calls counted in its writes upstream (h2_calls grew by $(($(stat_of h2_calls) - _hc)), at least $N)" \
 				test $(($(stat_of h2_calls) - _hc)) -ge $N
