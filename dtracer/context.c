@@ -196,12 +196,11 @@ bool dt_flags_may_enter_locked(struct task_struct *task,
 		dt_stat_inc(DT_STAT_DROP_REQUEST);
 		return false;
 	}
-	if (reason == DT_REASON_PROPAGATED && !dt_peer_allow_locked(c)) {
+	if (dt_reason_read(reason) && !dt_peer_allow_locked(c)) {
 		dt_stat_inc(DT_STAT_DROP_PEER);
 		return false;
 	}
-	if (reason == DT_REASON_PROPAGATED &&
-	    !__ratelimit(&dt_propagation_rate)) {
+	if (dt_reason_read(reason) && !__ratelimit(&dt_propagation_rate)) {
 		dt_stat_inc(DT_STAT_DROP_RATE);
 		return false;
 	}
@@ -246,6 +245,7 @@ static enum dt_stat dt_enter_stat(enum dt_reason reason)
 {
 	switch (reason) {
 	case DT_REASON_PROPAGATED:
+	case DT_REASON_STREAMS:
 		return DT_STAT_PROPAGATIONS;
 	case DT_REASON_LOCAL:
 		return DT_STAT_UNIX_HOPS;

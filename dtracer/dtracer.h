@@ -187,7 +187,14 @@ enum dt_reason {
 	DT_REASON_HANDOFF = DTRACER_FLAG_HANDOFF,	/* woken to serve one */
 	DT_REASON_DEFERRED = DTRACER_FLAG_DEFERRED,	/* its deferred call */
 	DT_REASON_LOCAL = DTRACER_FLAG_LOCAL,		/* over AF_UNIX */
+	DT_REASON_STREAMS = DTRACER_FLAG_STREAMS,	/* read with others */
 };
+
+/* Whether a thread entered for reason read a new request on TCP. */
+static inline bool dt_reason_read(enum dt_reason reason)
+{
+	return reason == DT_REASON_PROPAGATED || reason == DT_REASON_STREAMS;
+}
 
 enum dt_unflag {
 	DT_UNFLAG_REMOVED = DTRACER_UNFLAG_REMOVED,	/* remove_pid */

@@ -374,16 +374,20 @@ static void dt_read_take(struct dt_sock *ds, u32 now, u32 wseq,
  * A new request read on ds's socket: its context, which the reader
  * enters and the socket serves. A reader refused (table full, rate,
  * memory) or a client leaves the request untraced here: the socket
- * serves none, so its answer is not marked either.
+ * serves none, so its answer is not marked either. streams: the HTTP/2
+ * streams the read opened; of several, which one the mark is for is not
+ * told, and the reader's reason says so (streams, a guess).
  */
 static void dt_read_request(struct sock *sk, struct dt_sock *ds,
-			    const u32 *pos)
+			    const u32 *pos, int streams)
 {
 	struct dt_ctx *c = dt_ctx_new(sk);
 	unsigned long irq;
 	bool in;
 
-	in = c && dt_flags_enter(current, c, DT_REASON_PROPAGATED);
+	in = c && dt_flags_enter(current, c,
+				 streams > 1 ? DT_REASON_STREAMS :
+					       DT_REASON_PROPAGATED);
 	if (in && pos)
 		dt_loop_queue(*pos, c);
 	spin_lock_irqsave(&ds->lock, irq);
@@ -496,7 +500,7 @@ static void dt_on_read(void *data, struct sock *sk)
 		 */
 	} else if (r.request) {
 		dt_h2_guessed(streams - 1);
-		dt_read_request(sk, ds, fresh ? &pos : NULL);
+		dt_read_request(sk, ds, fresh ? &pos : NULL, streams);
 	} else if (r.resume) {
 		dt_flags_enter(current, r.resume, DT_REASON_RESUMED);
 	} else if (control && r.served) {

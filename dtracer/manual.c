@@ -190,6 +190,7 @@ static const char *const dt_reason_names[] = {
 	[DT_REASON_HANDOFF] = "handoff",
 	[DT_REASON_DEFERRED] = "deferred",
 	[DT_REASON_LOCAL] = "local",
+	[DT_REASON_STREAMS] = "streams",
 };
 
 static const char *dt_reason_name(enum dt_reason r)

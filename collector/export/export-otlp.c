@@ -209,7 +209,7 @@ static int otlp_kind(const struct dt_rq_span *s)
 {
 	if (s->parent < 0)
 		return 3;
-	return s->flag_reason == DT_RQ_FLAG_PROPAGATED ? 2 : 1;
+	return dt_rq_flag_read(s->flag_reason) ? 2 : 1;
 }
 
 static json_object *otlp_span(struct ex *x, const struct dt_rq_span *s)

@@ -165,7 +165,8 @@ static void ctx_note(struct host *h, uint64_t context, int32_t tid, int ri)
 /* Whether a flag of this reason is the kernel's guess. */
 static bool guessed(int reason)
 {
-	return reason == DT_RQ_FLAG_HANDOFF || reason == DT_RQ_FLAG_DEFERRED;
+	return reason == DT_RQ_FLAG_HANDOFF || reason == DT_RQ_FLAG_DEFERRED ||
+	       reason == DT_RQ_FLAG_STREAMS;
 }
 
 static bool resume_span(struct dt_rq_builder *b, struct host *h,
@@ -214,7 +215,7 @@ static int add_flag(struct dt_rq_builder *b, struct host *h, int hi,
 	r.tid = ev->tid;
 	r.pid = ev->pid;
 	r.parent_tid = ev->parent;
-	r.flag = (unsigned)ev->reason <= DT_RQ_FLAG_LOCAL ?
+	r.flag = (unsigned)ev->reason <= DT_RQ_FLAG_STREAMS ?
 		 (enum dt_rq_flag_reason)ev->reason : DT_RQ_FLAG_MANUAL;
 	r.context = ev->context;
 	r.guess = guessed(ev->reason);
@@ -232,7 +233,7 @@ static int add_flag(struct dt_rq_builder *b, struct host *h, int hi,
 	g_array_append_val(b->raws, r);
 	t->open = (int)b->raws->len - 1;
 	if (r.context) {
-		if (r.flag == DT_RQ_FLAG_PROPAGATED)
+		if (dt_rq_flag_read(r.flag))
 			ctx_note(h, r.context, -1, t->open);
 		ctx_note(h, r.context, r.tid, t->open);
 	}

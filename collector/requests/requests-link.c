@@ -129,7 +129,7 @@ void rq_link_raws(struct finish *F)
 	for (i = 0; i < F->b->raws->len; i++) {
 		struct raw *r = raw_at(F->b, (int)i);
 
-		if (r->flag == DT_RQ_FLAG_PROPAGATED)
+		if (dt_rq_flag_read(r->flag))
 			link_propagated(F, r);
 		else if (r->flag == DT_RQ_FLAG_INHERITED)
 			r->parent = span_at(F, r->host, r->parent_tid,

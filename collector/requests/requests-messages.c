@@ -100,7 +100,7 @@ static void msg_target(struct finish *F, struct msg *g)
 	for (i = 0; i < F->b->raws->len; i++) {
 		struct raw *r = raw_at(F->b, (int)i);
 
-		if (r->host == g->recv_host && r->flag == DT_RQ_FLAG_PROPAGATED &&
+		if (r->host == g->recv_host && dt_rq_flag_read(r->flag) &&
 		    dt_flow_equal(&r->flow, &g->flow) && r->start <= g->recv &&
 		    g->recv <= r->end_ts) {
 			g->to = (int)i;

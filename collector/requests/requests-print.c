@@ -158,7 +158,7 @@ static void print_span(const struct dt_rq_model *m,
 		dur(s->start_ns - r->start_ns, a),
 		dur(s->end_ns - s->start_ns, b),
 		dt_rq_flag_reason_name(s->flag_reason));
-	if (s->flag_reason == DT_RQ_FLAG_PROPAGATED)
+	if (dt_rq_flag_read(s->flag_reason))
 		fprintf(f, " from %s", dt_rq_flow_src(&s->flow, src));
 	if (s->guess)
 		fprintf(f, " (a guess)");

@@ -29,7 +29,14 @@ enum dt_rq_flag_reason {
 	DT_RQ_FLAG_HANDOFF = 4,	/* a thread woken by one serving it */
 	DT_RQ_FLAG_DEFERRED = 5, /* an event loop writing its deferred call */
 	DT_RQ_FLAG_LOCAL = 6,	/* read the request over a UNIX socket */
+	DT_RQ_FLAG_STREAMS = 7,	/* read it with other HTTP/2 streams: a guess */
 };
+
+/* Whether a span of this reason began reading its request from a peer. */
+static inline bool dt_rq_flag_read(enum dt_rq_flag_reason r)
+{
+	return r == DT_RQ_FLAG_PROPAGATED || r == DT_RQ_FLAG_STREAMS;
+}
 
 /* dtracer_unflag's reasons, plus how a span can end without one. */
 enum dt_rq_end_reason {

@@ -46,9 +46,10 @@ const char *dt_rq_flag_reason_name(enum dt_rq_flag_reason r)
 {
 	static const char *const names[] = { "manual", "propagated",
 					     "inherited", "resumed",
-					     "handoff", "deferred", "local" };
+					     "handoff", "deferred", "local",
+					     "streams" };
 
-	return (unsigned)r < 7 ? names[r] : "unknown";
+	return (unsigned)r < 8 ? names[r] : "unknown";
 }
 
 const char *dt_rq_end_reason_name(enum dt_rq_end_reason r)

@@ -40,6 +40,7 @@ struct dtracer_addrs {
 #define DTRACER_FLAG_HANDOFF	4	/* woken by a thread serving one */
 #define DTRACER_FLAG_DEFERRED	5	/* writes a request's deferred call */
 #define DTRACER_FLAG_LOCAL	6	/* read a request over AF_UNIX */
+#define DTRACER_FLAG_STREAMS	7	/* ... with other HTTP/2 streams */
 
 /* dtracer_unflag's reason (enum dt_unflag). */
 #define DTRACER_UNFLAG_REMOVED	0	/* remove_pid */

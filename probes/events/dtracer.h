@@ -48,6 +48,7 @@ LTTNG_TRACEPOINT_ENUM(dtracer_flag_reason,
 		ctf_enum_value("handoff", DTRACER_FLAG_HANDOFF)
 		ctf_enum_value("deferred", DTRACER_FLAG_DEFERRED)
 		ctf_enum_value("local", DTRACER_FLAG_LOCAL)
+		ctf_enum_value("streams", DTRACER_FLAG_STREAMS)
 	)
 )
 

@@ -33,9 +33,12 @@
 #
 # Last, dt-a's flagged socat writes an HTTP/2 client's first bytes, three
 # streams' HEADERS frames among them, in one write to a socat on dt-c
-# (7207), then an unflagged socat the same: the marked read opens three
-# streams, which the mark does not tell apart, so two are counted as
-# taken with the traced one (h2_streams_guessed); the unmarked, none.
+# (7207), and keeps the connection open (step 3) while dt-c looks at the
+# reader, then closes it (step 4); then an unflagged socat the same. The
+# marked read opens three streams, which the mark does not tell apart:
+# the reader is in the request with reason streams (a guess), and two
+# are counted as taken with the traced one (h2_streams_guessed); the
+# unmarked read, none.
 #
 # DELAY, the server's time to answer, is 3 s scaled by slow: dt-b and
 # dt-c look at the flagged thread twice while it serves, and on the
@@ -108,6 +111,26 @@ mute_close() {
 		not_ok "... then closed the connection (socat: $(cat /tmp/mute.err))"
 }
 
+# dt-a, step 3: a flagged socat writes an HTTP/2 client's first bytes,
+# three streams' HEADERS among them, in one write (its input, a fifo,
+# stays open on fd 5 of this shell, and the connection with it).
+h2_open() {
+	flagged socat -u OPEN:/tmp/h2.in TCP4:dt-c:7207,retry=300,interval=0.2 \
+		2> /tmp/h2.err &
+	h2s=$!
+	exec 5> /tmp/h2.in
+	cat /tmp/h2.bin >&5
+	check "a flagged client wrote three HTTP/2 streams at once" \
+		wait_for 30 sh -c "ss -Htn state established '( dport = :7207 )' | grep -q ."
+}
+
+# dt-a, step 4: end of input, socat closes the connection and exits.
+h2_close() {
+	exec 5>&-
+	wait $h2s && ok "... then closed the connection" ||
+		not_ok "... then closed the connection (socat: $(cat /tmp/h2.err))"
+}
+
 capture
 
 case $DT_HOST in
@@ -155,10 +178,11 @@ dt-a)
 			printf '\0\0\1\1\4\0\0\0\'"$s"'\202'
 		done
 	} > /tmp/h2.bin
-	check "a flagged client writes three HTTP/2 streams at once" \
-		flagged socat -u OPEN:/tmp/h2.bin TCP4:dt-c:7207,retry=100,interval=0.2
+	mkfifo /tmp/h2.in
+	follow 3 7210 dt-c h2_open
+	follow 4 7210 dt-c h2_close
 	check "... an unflagged one the same" \
-		socat -u OPEN:/tmp/h2.bin TCP4:dt-c:7207,retry=100,interval=0.2
+		socat -u OPEN:/tmp/h2.bin TCP4:dt-c:7207,retry=300,interval=0.2
 	end_capture
 	p=$(first_port "$a" "$b" 7200)
 	check "the client's request left marked" all_marked "$a" "$p" "$b" 7200
@@ -260,8 +284,16 @@ dt-c)
 		test "$m" = 2
 	check "a context came over the UNIX socket for each call (unix_hops $h)" test "$h" = 12
 	g0=$(stat_of h2_streams_guessed)
-	check "dt-a's flagged HTTP/2 streams read" \
-		timeout $(slow 120) socat -u TCP4-LISTEN:7207,reuseaddr CREATE:/tmp/h2.out
+	timeout $(slow 600) socat -u TCP4-LISTEN:7207,reuseaddr CREATE:/tmp/h2.out &
+	h2r=$!
+	lead 3 7210
+	check "the reader of dt-a's flagged HTTP/2 streams is in the request, labelled a guess (streams)" \
+		wait_for $(slow 60) sh -c "awk '\$3 == \"streams\" && \$4 == \"$c:7207\"' $sys/list_pid | grep -q ."
+	tid=$(awk -v l="$c:7207" '$3 == "streams" && $4 == l { print $1 }' $sys/list_pid)
+	check "... and it is socat's thread ($tid)" grep -qx socat "/proc/$tid/comm"
+	lead 4 7210
+	wait $h2r
+	check "dt-a's flagged HTTP/2 streams read" test $? = 0
 	g=$(($(stat_of h2_streams_guessed) - g0))
 	check "... 3 streams in one marked read: 2 taken with the traced one (h2_streams_guessed $g)" \
 		test "$g" = 2 -a "$(wc -c < /tmp/h2.out)" = 63

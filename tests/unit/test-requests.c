@@ -864,6 +864,38 @@ static void silent(void)
 	dt_rq_model_free(m);
 }
 
+/*
+ * a client 100 -> b server 200, whose read opened several HTTP/2
+ * streams (reason streams): linked as a propagated span is, and marked
+ * as the kernel's guess.
+ */
+static void streams(void)
+{
+	struct dt_flow f = flow(0, 1, 40002, 8100);
+	struct dt_rq_model *m;
+	int root, srv;
+
+	begin(2);
+	flag(0, 1000, 100, 0, (struct dt_flow){ 0 }, 100);
+	send(0, 1200, 100, f, 1, 80);
+	recv(1, 1500, f, 1, 80);
+	flag(1, 1700, 200, DT_RQ_FLAG_STREAMS, f, 200);
+	send(1, 2500, 200, rev(f), 9000, 300);
+	unflag(1, 2600, 200, 2);
+	recv(0, 2900, rev(f), 9000, 300);
+	unflag(0, 5000, 100, 0);
+	m = end();
+	root = m->n_requests == 1 ? m->requests[0].root : -1;
+	srv = span_of(m, 0, host[1], 200);
+	ok(m->n_requests == 1 && srv >= 0 && m->spans[srv].parent == root &&
+	   m->n_messages == 2 && m->messages[0].to_span == srv,
+	   "streams: the server span is the client's child, by the marked bytes");
+	ok(srv >= 0 && m->spans[srv].guess && !m->spans[root].guess &&
+	   !strcmp(dt_rq_flag_reason_name(m->spans[srv].flag_reason),
+		   "streams"),
+	   "... and the kernel's guess, named streams");
+}
+
 int main(void)
 {
 	char buf[DT_RQ_ADDR_LEN];
@@ -885,6 +917,7 @@ int main(void)
 	unix_hop();
 	deferred();
 	silent();
+	streams();
 	ok(!strcmp(dt_rq_flow_src(&f, buf), "10.0.0.1:40000") &&
 	   !strcmp(dt_rq_flow_dst(&f, buf), "10.0.0.2:80"), "flow addresses");
 	f.family = 10;
