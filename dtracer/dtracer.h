@@ -116,6 +116,7 @@ enum dt_stat {
 	DT_STAT_MOVED_UNIX_CALLS,	/* loops' UNIX calls off a stale request */
 	DT_STAT_SPLIT_UNIX_CALLS,	/* UNIX calls' later writes, no context */
 	DT_STAT_H2_GUESSED,		/* streams read with a traced one */
+	DT_STAT_H2_OTHER_ANSWERS,	/* answers of other streams, apart */
 	DT_STAT_COUNT
 };
 
@@ -279,6 +280,8 @@ struct dt_sock {
 	bool peer_answers;		/* the peer marks its responses */
 	struct dt_sender sender;	/* the last flagged writer (ctx NULL) */
 	struct dt_ctx *served;		/* the request read here, traced */
+	/* ... its HTTP/2 streams' ids, if known (hi 0: not) */
+	u32 served_h2_lo, served_h2_hi;
 	/* ... write_seq when it was read, or after an interim answer */
 	u32 served_seq;
 	bool after_interim;		/* ... which came since its last read */
@@ -380,8 +383,16 @@ bool dt_in_pool(void);
  * its own write (a proxy's upstream connection).
  */
 void dt_h2_arm(void);
-int dt_h2_read(const struct sock *sk, u32 now, bool *control);
+/* The stream ids an HTTP/2 read's new streams are among (hi 0: none). */
+struct dt_h2_range {
+	u32 lo, hi;
+};
+
 struct msghdr;
+int dt_h2_read(const struct sock *sk, u32 now, bool *control,
+	       struct dt_h2_range *r);
+bool dt_h2_answers_others(const struct msghdr *msg,
+			  const struct dt_h2_range *r);
 int dt_h2_write(const struct sock *sk, const struct msghdr *msg);
 void dt_h2_destroyed(const struct sock *sk);
 

@@ -334,7 +334,30 @@ struct dt_write {
 	u32 rec;		/* a TLS record's end: the first record's size */
 	bool ticket;		/* TLS 1.3 tickets (deferred.c's guess) */
 	bool interim;		/* out: an interim answer of a response */
+	const struct msghdr *msg; /* sendmsg's (NULL: sendpage's, a client's) */
 };
+
+/*
+ * Under ds->lock: whether a server's write w on ds's socket, which serves
+ * a traced HTTP/2 request, holds whole frames of other streams only (a
+ * multiplexed connection: Go's gRPC server answers the calls nghttpx
+ * writes on one connection in any order): another request's answer,
+ * not the traced one's. Nothing was written since the request was read
+ * but such answers or interim ones: its more stays more (ingress.c).
+ */
+static bool dt_answers_others(struct dt_sock *ds, const struct dt_write *w,
+			      u32 seq)
+{
+	struct dt_h2_range r = { ds->served_h2_lo, ds->served_h2_hi };
+
+	lockdep_assert_held(&ds->lock);
+	if (!w->msg || !r.hi || !dt_h2_answers_others(w->msg, &r))
+		return false;
+	if (ds->served_seq == seq)
+		ds->served_seq = seq + (u32)iov_iter_count(&w->msg->msg_iter);
+	dt_stat_inc(DT_STAT_H2_OTHER_ANSWERS);
+	return true;
+}
 
 /*
  * Under ds->lock: whether a response's write w is an interim answer:
@@ -457,6 +480,10 @@ static bool dt_send_begin(struct sock *sk, const struct dt_sender *by,
 	/* A writer that slept in sendmsg (socket unlocked) wrote up to here. */
 	dt_writer_close(ds, seq);
 	kind = dt_send_kind(sk, by, ds, fwd, fwd_ctx, &owner);
+	if (kind == DT_RESPONSE && dt_answers_others(ds, w, seq)) {
+		kind = DT_UNMARKED;
+		owner = NULL;
+	}
 	ds->connecting = false;
 	if (kind != dt_tail_kind(ds, seq))
 		dt_close_tail(sk);
@@ -506,9 +533,10 @@ static int dt_send_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 	 */
 	if (serving) {
 		if (get_kretprobe(ri) == &dt_krp_sendmsg)
-			w.answer = dt_write_answer((const struct msghdr *)
-						   regs_get_kernel_argument(regs, 1),
-						   &w.tls13, &w.rec);
+			w.msg = (const struct msghdr *)
+				regs_get_kernel_argument(regs, 1);
+		if (w.msg)
+			w.answer = dt_write_answer(w.msg, &w.tls13, &w.rec);
 		w.ticket = dt_loop_responded(sk, w.answer, w.tls13, w.rec);
 	} else {
 		/* An HTTP/2 upstream: its write's calls, a stream each. */

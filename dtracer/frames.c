@@ -114,3 +114,30 @@ int dt_h2_requests(struct dt_h2 *st, u32 len, dt_h2_copy_t copy, void *priv)
 	}
 	return opened;
 }
+
+enum dt_h2_answer dt_h2_answers(u32 len, u32 lo, u32 hi, dt_h2_copy_t copy,
+				void *priv)
+{
+	enum dt_h2_answer a = DT_H2_ANSWER_UNKNOWN;
+	u8 h[DT_H2_FRAME_HEADER];
+	u32 off = 0, frames = 0, size, stream;
+
+	while (off < len) {
+		if (++frames > DT_H2_FRAMES || len - off < DT_H2_FRAME_HEADER ||
+		    copy(h, off, DT_H2_FRAME_HEADER, priv))
+			return DT_H2_ANSWER_UNKNOWN;
+		off += DT_H2_FRAME_HEADER;
+		size = dt_h2_frame_size(h);
+		stream = dt_h2_frame_stream(h);
+		if (h[3] > DT_H2_CONTINUATION || stream & 0x80000000u ||
+		    size > len - off)
+			return DT_H2_ANSWER_UNKNOWN;
+		off += size;
+		if (!stream || dt_h2_control(h, size))
+			continue;
+		if (stream >= lo && stream <= hi)
+			return DT_H2_ANSWER_MINE;
+		a = DT_H2_ANSWER_OTHERS;
+	}
+	return a;
+}

@@ -106,4 +106,33 @@ enum {
  */
 int dt_h2_requests(struct dt_h2 *st, u32 len, dt_h2_copy_t copy, void *priv);
 
+/*
+ * The lowest stream id the next bytes of a connection (st, as above)
+ * can open: the one whose header block they may end, or the next.
+ */
+static inline u32 dt_h2_next_stream(const struct dt_h2 *st)
+{
+	return st->opening ? st->last_stream : st->last_stream + 1;
+}
+
+/* What a server's write answers (dt_h2_answers). */
+enum dt_h2_answer {
+	DT_H2_ANSWER_UNKNOWN,	/* not whole frames, or connection frames only */
+	DT_H2_ANSWER_MINE,	/* a frame of one of the streams asked about */
+	DT_H2_ANSWER_OTHERS,	/* frames of other streams only */
+};
+
+/*
+ * A server's write of len bytes on an HTTP/2 connection, read as whole
+ * frames from its first byte to its last (at most DT_H2_FRAMES headers,
+ * each of a type RFC 9113 defines, no stream id with its reserved bit,
+ * the last frame ending with the write): whether a frame of a stream
+ * from lo to hi is among them (connection frames, dt_h2_control, are
+ * no stream's), frames of other streams only, or not known. A frame of
+ * lo to hi is MINE as soon as its header is read. copy as above, for
+ * the frame headers only.
+ */
+enum dt_h2_answer dt_h2_answers(u32 len, u32 lo, u32 hi, dt_h2_copy_t copy,
+				void *priv);
+
 #endif

@@ -176,7 +176,7 @@ static void dt_h2_forget_locked(struct dt_h2_conn *c)
  * connection frames alone.
  */
 static int dt_h2_next_locked(struct dt_h2_conn *b, const struct sock *sk,
-			     u32 now, bool *control)
+			     u32 now, bool *control, struct dt_h2_range *r)
 {
 	struct dt_h2_conn *c = dt_h2_find(b, sk);
 	struct dt_h2_queue q = { .sk = sk };
@@ -186,6 +186,7 @@ static int dt_h2_next_locked(struct dt_h2_conn *b, const struct sock *sk,
 	if (!c || c->seq == now)
 		return -1;
 	q.seq = c->seq;
+	r->lo = dt_h2_next_stream(&c->st);
 	/* A read that went past the slot's seq unseen is out of step. */
 	k = before(c->seq, now) ?
 		dt_h2_requests(&c->st, now - c->seq, dt_h2_copy, &q) : -1;
@@ -195,6 +196,7 @@ static int dt_h2_next_locked(struct dt_h2_conn *b, const struct sock *sk,
 	}
 	c->seq = now;
 	*control = !c->st.streamed;
+	r->hi = c->st.last_stream;
 	return k;
 }
 
@@ -204,7 +206,7 @@ static int dt_h2_next_locked(struct dt_h2_conn *b, const struct sock *sk,
  * or -1.
  */
 static int dt_h2_first(struct dt_h2_conn *b, const struct sock *sk,
-		       u32 now)
+		       u32 now, struct dt_h2_range *r)
 {
 	struct dt_h2_queue q = { .sk = sk };
 	struct dt_h2 st = { 0 };
@@ -222,6 +224,8 @@ static int dt_h2_first(struct dt_h2_conn *b, const struct sock *sk,
 	c->st = st;
 	c->seq = now;
 	spin_unlock_irqrestore(dt_h2_lock(b), irq);
+	r->lo = 1;
+	r->hi = st.last_stream;
 	return k;
 }
 
@@ -231,22 +235,26 @@ static int dt_h2_first(struct dt_h2_conn *b, const struct sock *sk,
  * client opened in the bytes read since the last call (a read that
  * copies from several skbs comes here after each), or -1 (not HTTP/2,
  * or not known: one request, as any read); *control: those bytes were
- * connection frames alone (SETTINGS, PING, WINDOW_UPDATE: frames.h).
+ * connection frames alone (SETTINGS, PING, WINDOW_UPDATE: frames.h);
+ * *r: the ids the streams they open are among (if k > 0).
  */
-int dt_h2_read(const struct sock *sk, u32 now, bool *control)
+int dt_h2_read(const struct sock *sk, u32 now, bool *control,
+	       struct dt_h2_range *r)
 {
 	struct dt_h2_conn *b = dt_h2_bucket(sk);
 	unsigned long irq;
 	int k;
 
 	*control = false;
+	r->lo = 0;
+	r->hi = 0;
 	if (!sock_owned_by_user_nocheck(sk))
 		return -1;
 	if (!dt_h2_find(b, sk)) {
-		k = dt_h2_first(b, sk, now);
+		k = dt_h2_first(b, sk, now, r);
 	} else {
 		spin_lock_irqsave(dt_h2_lock(b), irq);
-		k = dt_h2_next_locked(b, sk, now, control);
+		k = dt_h2_next_locked(b, sk, now, control, r);
 		spin_unlock_irqrestore(dt_h2_lock(b), irq);
 	}
 	if (k > 0)
@@ -311,6 +319,22 @@ int dt_h2_write(const struct sock *sk, const struct msghdr *msg)
 	if (k > 0)
 		dt_stat_add(DT_STAT_H2_CALLS, k);
 	return k;
+}
+
+/*
+ * A server's write msg (sendmsg's) on a connection whose traced request
+ * opened the streams r: whether its frames, whole, are of other streams
+ * only (frames.h: dt_h2_answers), so that it answers another request.
+ * Any context: the copies do not fault.
+ */
+bool dt_h2_answers_others(const struct msghdr *msg,
+			  const struct dt_h2_range *r)
+{
+	size_t n = iov_iter_count(&msg->msg_iter);
+
+	return n && n <= U32_MAX && r->hi &&
+	       dt_h2_answers(n, r->lo, r->hi, dt_h2_msg_copy, (void *)msg) ==
+	       DT_H2_ANSWER_OTHERS;
 }
 
 /* sk goes: its slot, if it has one, is free (sockets.c's destroy). */

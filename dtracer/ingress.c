@@ -379,7 +379,8 @@ static void dt_read_take(struct dt_sock *ds, u32 now, u32 wseq,
  * told, and the reader's reason says so (streams, a guess).
  */
 static void dt_read_request(struct sock *sk, struct dt_sock *ds,
-			    const u32 *pos, int streams)
+			    const u32 *pos, int streams,
+			    const struct dt_h2_range *h2)
 {
 	struct dt_ctx *c = dt_ctx_new(sk);
 	unsigned long irq;
@@ -393,8 +394,25 @@ static void dt_read_request(struct sock *sk, struct dt_sock *ds,
 	spin_lock_irqsave(&ds->lock, irq);
 	dt_sock_set_ctx(ds, &ds->served, in ? c : NULL);
 	ds->served_seq = READ_ONCE(tcp_sk(sk)->write_seq);
+	ds->served_h2_lo = streams > 0 ? h2->lo : 0;
+	ds->served_h2_hi = streams > 0 ? h2->hi : 0;
 	spin_unlock_irqrestore(&ds->lock, irq);
 	dt_ctx_put(c);
+}
+
+/*
+ * More of the request served on ds's socket opened the streams h2: its
+ * answer may be theirs too (they are taken for it, h2_streams_guessed).
+ */
+static void dt_served_streams(struct dt_sock *ds,
+			      const struct dt_h2_range *h2)
+{
+	unsigned long irq;
+
+	spin_lock_irqsave(&ds->lock, irq);
+	if (ds->served_h2_hi && h2->hi > ds->served_h2_hi)
+		ds->served_h2_hi = h2->hi;
+	spin_unlock_irqrestore(&ds->lock, irq);
 }
 
 /* An untraced request read on ds's socket: it serves no traced one. */
@@ -457,6 +475,7 @@ static void dt_on_read(void *data, struct sock *sk)
 	u32 now = READ_ONCE(tcp_sk(sk)->copied_seq);
 	struct dt_read r = { 0 };
 	bool serving = dt_serving_side(sk);
+	struct dt_h2_range h2 = { 0 };
 	struct dt_sender by;
 	struct dt_sock *ds;
 	bool fresh, control;
@@ -472,7 +491,7 @@ static void dt_on_read(void *data, struct sock *sk)
 	 * requests (HTTP/2: the streams the read opens, h2.c).
 	 */
 	control = false;
-	streams = serving ? dt_h2_read(sk, now, &control) : -1;
+	streams = serving ? dt_h2_read(sk, now, &control, &h2) : -1;
 	fresh = dt_loop_read(sk, serving, streams, &pos);
 	if (!dt_socks_count() && !atomic_read(&dt_trace_active))
 		return;
@@ -493,6 +512,8 @@ static void dt_on_read(void *data, struct sock *sk)
 		    fresh && r.after_interim)
 			dt_loop_queue(pos, r.served);
 		dt_h2_guessed(streams);
+		if (streams > 0)
+			dt_served_streams(ds, &h2);
 	} else if (r.request && !streams) {
 		/*
 		 * HTTP/2 frames of no new stream (a WINDOW_UPDATE, an ACK)
@@ -500,7 +521,7 @@ static void dt_on_read(void *data, struct sock *sk)
 		 */
 	} else if (r.request) {
 		dt_h2_guessed(streams - 1);
-		dt_read_request(sk, ds, fresh ? &pos : NULL, streams);
+		dt_read_request(sk, ds, fresh ? &pos : NULL, streams, &h2);
 	} else if (r.resume) {
 		dt_flags_enter(current, r.resume, DT_REASON_RESUMED);
 	} else if (control && r.served) {

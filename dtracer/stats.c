@@ -59,6 +59,7 @@ static const char *const dt_stat_names[DT_STAT_COUNT] = {
 	[DT_STAT_MOVED_UNIX_CALLS] = "moved_unix_calls",
 	[DT_STAT_SPLIT_UNIX_CALLS] = "split_unix_calls",
 	[DT_STAT_H2_GUESSED] = "h2_streams_guessed",
+	[DT_STAT_H2_OTHER_ANSWERS] = "h2_other_answers",
 };
 
 void dt_stat_inc(enum dt_stat s)

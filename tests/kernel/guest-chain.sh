@@ -38,7 +38,9 @@
 # marked read opens three streams, which the mark does not tell apart:
 # the reader is in the request with reason streams (a guess), and two
 # are counted as taken with the traced one (h2_streams_guessed); the
-# unmarked read, none.
+# unmarked read, none. The server answers a stream the read did not
+# open (7), then one it did (1): the first write is another request's
+# answer (h2_other_answers), unmarked; the second, the traced one's.
 #
 # DELAY, the server's time to answer, is 3 s scaled by slow: dt-b and
 # dt-c look at the flagged thread twice while it serves, and on the
@@ -283,14 +285,38 @@ dt-c)
 	check "... the second call's two writes, made back in the first, answered, request, moved to the second (moved_unix_calls $m)" \
 		test "$m" = 2
 	check "a context came over the UNIX socket for each call (unix_hops $h)" test "$h" = 12
-	g0=$(stat_of h2_streams_guessed)
-	timeout $(slow 600) socat -u TCP4-LISTEN:7207,reuseaddr CREATE:/tmp/h2.out &
+	g0=$(stat_of h2_streams_guessed) o0=$(stat_of h2_other_answers)
+	# The server answers once told (/tmp/h2.go): a DATA frame of a
+	# stream the traced read did not open (7, 11 bytes), then HEADERS of
+	# one it did (1, 10 bytes), in two writes.
+	printf '\0\0\2\0\1\0\0\0\7hi' > /tmp/h2-other.bin
+	printf '\0\0\1\1\4\0\0\0\1\210' > /tmp/h2-mine.bin
+	rm -f /tmp/h2.go /tmp/h2.done
+	cat > /tmp/h2-serve.sh <<-'EOF'
+	exec 3<&0
+	cat <&3 > /tmp/h2.out &
+	while ! test -e /tmp/h2.go; do sleep 0.1; done
+	cat /tmp/h2-other.bin
+	sleep 0.5
+	cat /tmp/h2-mine.bin
+	touch /tmp/h2.done
+	wait
+	EOF
+	timeout $(slow 600) socat TCP4-LISTEN:7207,reuseaddr SYSTEM:'sh /tmp/h2-serve.sh' &
 	h2r=$!
 	lead 3 7210
 	check "the reader of dt-a's flagged HTTP/2 streams is in the request, labelled a guess (streams)" \
 		wait_for $(slow 60) sh -c "awk '\$3 == \"streams\" && \$4 == \"$c:7207\"' $sys/list_pid | grep -q ."
 	tid=$(awk -v l="$c:7207" '$3 == "streams" && $4 == l { print $1 }' $sys/list_pid)
 	check "... and it is socat's thread ($tid)" grep -qx socat "/proc/$tid/comm"
+	touch /tmp/h2.go
+	check "the server answered another stream, then the traced one" \
+		wait_for $(slow 30) test -e /tmp/h2.done
+	# socat has written what it read from its child by then.
+	sleep 1
+	o=$(($(stat_of h2_other_answers) - o0))
+	check "... the other stream's answer was not the traced request's (h2_other_answers $o)" \
+		test "$o" = 1
 	lead 4 7210
 	wait $h2r
 	check "dt-a's flagged HTTP/2 streams read" test $? = 0
@@ -304,6 +330,12 @@ dt-c)
 	check "... unmarked: none taken (h2_streams_guessed $g)" \
 		test "$g" = 0 -a "$(wc -c < /tmp/h2.out)" = 63
 	end_capture
+	set -- $(awk -v c="$c" '
+		$1 == c && $2 == 7207 && $6 == 11 { n++; m += $7 }
+		$1 == c && $2 == 7207 && $6 == 10 { k++; r += $7 && $11 }
+		END { print n + 0, m + 0, k + 0, r + 0 }' /tmp/segs)
+	check "on the wire: the other stream's answer left unmarked ($2 of $1 marked), the traced stream's with both marks ($4 of $3)" \
+		test "$1" = 1 -a "$2" = 0 -a "$3" = 1 -a "$4" = 1
 	first=$(first_port "$b" "$c" 7201)
 	check "the flagged request arrived marked" all_marked "$b" "$first" "$c" 7201
 	check "the server's answer left marked" all_marked "$c" 7201 "$b" "$first"

@@ -1129,7 +1129,11 @@ dt-b)
 			# nghttpx multiplexes the calls of every client on one
 			# HTTP/2 connection to the server.
 			_hc=$(stat_of h2_calls) _hg=$(stat_of h2_streams_guessed)
+			_ho=$(stat_of h2_other_answers)
 			server 26 grpcx $pids $rpid $xpids $cpid
+			# Other calls' answers, written while a traced call
+			# was served on the connection (h2.c, egress.c).
+			diag "[grpcx] answers of other streams, not the traced call's: $(($(stat_of h2_other_answers) - _ho))"
 			read -r _f _ft _u _ut <<-EOF
 			$(tally grpcx /tmp/grpcgo.log)
 			EOF

@@ -72,6 +72,71 @@ static int read_by(unsigned int cut)
 	return all;
 }
 
+/* The frames put since conn_len was 0: what they answer of lo to hi. */
+static enum dt_h2_answer answer(unsigned int lo, unsigned int hi)
+{
+	copied = 0;
+	return dt_h2_answers(conn_len, lo, hi, copy, conn);
+}
+
+/* A server's writes: which streams they answer (dt_h2_answers). */
+static void answers(void)
+{
+	unsigned int i;
+	int bad;
+
+	/* Go's server: a call's answer, HEADERS, DATA, trailers */
+	conn_len = 0;
+	frame(20, 0x1, 0x4, 3);
+	frame(100, 0x0, 0x0, 3);
+	frame(12, 0x1, 0x5, 3);
+	ok(answer(1, 1) == DT_H2_ANSWER_OTHERS && copied == 3 * 9,
+	   "another stream's answer, whole: others (only 3 headers copied)");
+	ok(answer(3, 3) == DT_H2_ANSWER_MINE && answer(1, 5) == DT_H2_ANSWER_MINE,
+	   "... the traced stream's, or one of those read with it: mine");
+	frame(4, 0x8, 0x0, 0);
+	frame(4, 0x8, 0x0, 1);
+	frame(8, 0x6, 0x1, 0);
+	ok(answer(1, 1) == DT_H2_ANSWER_OTHERS,
+	   "a WINDOW_UPDATE of the traced stream and a PING beside it answer nothing");
+	conn_len = 0;
+	frame(4, 0x8, 0x0, 0);
+	frame(8, 0x6, 0x1, 0);
+	frame(0, 0x4, 0x1, 0);
+	ok(answer(1, 1) == DT_H2_ANSWER_UNKNOWN,
+	   "connection frames alone: not known (an interim answer's rule)");
+	conn_len = 0;
+	frame(4, 0x3, 0x0, 1);
+	ok(answer(1, 1) == DT_H2_ANSWER_MINE, "an RST_STREAM of the traced stream: mine");
+	/* a write that does not hold whole frames */
+	conn_len = 0;
+	frame(100, 0x0, 0x0, 3);
+	bad = 0;
+	for (i = 1; i < conn_len; i++)
+		bad += dt_h2_answers(i, 1, 1, copy, conn) != DT_H2_ANSWER_UNKNOWN;
+	ok(bad == 0, "a frame cut by the write's end, anywhere: not known (%d wrong)", bad);
+	ok(dt_h2_answers(conn_len - 9, 1, 1, copy, conn + 9) == DT_H2_ANSWER_UNKNOWN,
+	   "a write that starts in a payload (0xee...): not known");
+	conn_len = 0;
+	frame(0, 0x0, 0x0, 0x80000003u);
+	ok(answer(1, 1) == DT_H2_ANSWER_UNKNOWN, "a stream id with its reserved bit: not known");
+	conn_len = 0;
+	frame(0, 0xa, 0x0, 3);
+	ok(answer(1, 1) == DT_H2_ANSWER_UNKNOWN, "a type RFC 9113 does not define: not known");
+	conn_len = 0;
+	for (i = 0; i < DT_H2_FRAMES; i++)
+		frame(0, 0x0, 0x0, 3);
+	ok(answer(1, 1) == DT_H2_ANSWER_OTHERS, "%d frames: others", DT_H2_FRAMES);
+	frame(0, 0x0, 0x0, 3);
+	ok(answer(1, 1) == DT_H2_ANSWER_UNKNOWN, "one more: not known");
+	fail_at = 9;
+	conn_len = 0;
+	frame(0, 0x0, 0x0, 3);
+	frame(0, 0x0, 0x0, 5);
+	ok(answer(1, 1) == DT_H2_ANSWER_UNKNOWN, "a frame header that cannot be copied: not known");
+	fail_at = -1;
+}
+
 int main(void)
 {
 	unsigned int cut, i, bad;
@@ -209,5 +274,6 @@ int main(void)
 	ok(n1 && n2 && n3 && n4 && n5,
 	   "connection frames alone say so; the preface, a DATA frame and its rest do not (%d%d%d%d%d)",
 	   n1, n2, n3, n4, n5);
+	answers();
 	return tap_done();
 }

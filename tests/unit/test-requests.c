@@ -894,6 +894,7 @@ static void streams(void)
 	   !strcmp(dt_rq_flag_reason_name(m->spans[srv].flag_reason),
 		   "streams"),
 	   "... and the kernel's guess, named streams");
+	dt_rq_model_free(m);
 }
 
 int main(void)
