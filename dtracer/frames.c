@@ -123,7 +123,8 @@ enum dt_h2_answer dt_h2_answers(u32 len, u32 lo, u32 hi, dt_h2_copy_t copy,
 	u32 off = 0, frames = 0, size, stream;
 
 	while (off < len) {
-		if (++frames > DT_H2_FRAMES || len - off < DT_H2_FRAME_HEADER ||
+		if (++frames > DT_H2_ANSWER_FRAMES ||
+		    len - off < DT_H2_FRAME_HEADER ||
 		    copy(h, off, DT_H2_FRAME_HEADER, priv))
 			return DT_H2_ANSWER_UNKNOWN;
 		off += DT_H2_FRAME_HEADER;

@@ -19,8 +19,15 @@
 
 #define DT_H2_PREFACE_LEN 24	/* "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" */
 #define DT_H2_FRAME_HEADER 9
-/* Frame headers walked in one read at most: past them, out of step. */
-#define DT_H2_FRAMES 64
+/*
+ * Frame headers walked in one read or write at most: past them, out of
+ * step. A proxy writes a call in two frames (HEADERS, DATA), and nghttpx
+ * writes the calls of every client it read in one loop's turn upstream
+ * together: with 64, a burst of 33 calls would lose the connection.
+ */
+#define DT_H2_FRAMES 256
+/* Frame headers of a server's write walked at most (dt_h2_answers). */
+#define DT_H2_ANSWER_FRAMES 64
 
 /* A frame header h's fields (RFC 9113, section 4.1). */
 static inline u32 dt_h2_frame_size(const u8 *h)
@@ -124,7 +131,7 @@ enum dt_h2_answer {
 
 /*
  * A server's write of len bytes on an HTTP/2 connection, read as whole
- * frames from its first byte to its last (at most DT_H2_FRAMES headers,
+ * frames from its first byte to its last (at most DT_H2_ANSWER_FRAMES headers,
  * each of a type RFC 9113 defines, no stream id with its reserved bit,
  * the last frame ending with the write): whether a frame of a stream
  * from lo to hi is among them (connection frames, dt_h2_control, are

@@ -75,7 +75,7 @@ static int plain(const uint8_t *b, size_t n, const size_t *ends, int nends,
 /*
  * The plain reading of a server's write b (dt_h2_answers): whole frames
  * from its first byte to its last, each of a known type, no reserved
- * bit, at most DT_H2_FRAMES; a frame of lo to hi that answers a stream
+ * bit, at most DT_H2_ANSWER_FRAMES; a frame of lo to hi that answers a stream
  * (not stream 0, not a WINDOW_UPDATE of 4 bytes or a PRIORITY of 5):
  * mine; else others if any answers a stream.
  */
@@ -87,7 +87,7 @@ static int plain_answer(const uint8_t *b, size_t n, uint32_t lo,
 	size_t at = 0;
 
 	while (at < n) {
-		if (++frames > DT_H2_FRAMES || n - at < 9)
+		if (++frames > DT_H2_ANSWER_FRAMES || n - at < 9)
 			return DT_H2_ANSWER_UNKNOWN;
 		size = (uint32_t)b[at] << 16 | (uint32_t)b[at + 1] << 8 | b[at + 2];
 		stream = (uint32_t)b[at + 5] << 24 | (uint32_t)b[at + 6] << 16 |

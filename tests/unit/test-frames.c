@@ -124,9 +124,9 @@ static void answers(void)
 	frame(0, 0xa, 0x0, 3);
 	ok(answer(1, 1) == DT_H2_ANSWER_UNKNOWN, "a type RFC 9113 does not define: not known");
 	conn_len = 0;
-	for (i = 0; i < DT_H2_FRAMES; i++)
+	for (i = 0; i < DT_H2_ANSWER_FRAMES; i++)
 		frame(0, 0x0, 0x0, 3);
-	ok(answer(1, 1) == DT_H2_ANSWER_OTHERS, "%d frames: others", DT_H2_FRAMES);
+	ok(answer(1, 1) == DT_H2_ANSWER_OTHERS, "%d frames: others", DT_H2_ANSWER_FRAMES);
 	frame(0, 0x0, 0x0, 3);
 	ok(answer(1, 1) == DT_H2_ANSWER_UNKNOWN, "one more: not known");
 	fail_at = 9;
@@ -214,6 +214,15 @@ int main(void)
 	ok(read_by(conn_len) == DT_H2_LOST && read_by(9 * DT_H2_FRAMES) >= 0,
 	   "more than %d frame headers in one read: lost; as many in two reads: counted",
 	   DT_H2_FRAMES);
+
+	/* nghttpx's upstream write at a burst: 40 calls, HEADERS and DATA */
+	preface();
+	frame(12, 0x4, 0, 0);
+	for (i = 0; i < 40; i++) {
+		frame(30, 0x1, 0x4, 2 * i + 1);
+		frame(5, 0x0, 0x1, 2 * i + 1);
+	}
+	ok(read_by(conn_len) == 40, "a proxy's write of 40 calls (81 frames): 40 streams");
 
 	/* a copy that fails (the reader's page gone) */
 	preface();
