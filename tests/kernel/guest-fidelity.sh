@@ -1295,7 +1295,7 @@ dt-c)
 		# 19 of 20 in a fresh clone's run (2026-12-02), 20 of 20 in
 		# the three before: the 99% is the benchmark's
 		# (docs/benchmarks.md), a floor of 95% here.
-		guess go $N 95 1
+		guess go $N 95 1 /tmp/httpd.log "the backend"
 	fi
 	if phase 12; then
 		server 12 tls $hpid $pool $mixed
