@@ -81,10 +81,13 @@ in_order() {
 
 # Each unflag's duration_ns is the time since the thread's flag (the
 # first one since its last unflag), as the trace's clock measured it
-# (both monotonic): within 20 ms, and positive. The slack is the time
-# between dtracer's clock reads and the events' timestamps, which a
-# guest vCPU descheduled on a loaded host stretches (6 ms seen with
-# three test runs at once on 2 cores); the durations are hundreds of ms.
+# (both monotonic): within 10% of it or 20 ms, whichever is more, and
+# positive. The slack is the time between dtracer's clock reads and the
+# events' timestamps, which a guest vCPU descheduled on a loaded host
+# stretches (6 ms seen with three test runs at once on 2 cores; 25.6 ms
+# of 619 in a fresh clone's run of 2026-12-02); the durations are
+# hundreds of ms, and a duration from the wrong start (a later flag,
+# another thread's) is off by most of one.
 for h in dt-a dt-b dt-c; do
 	r=$(ev "$h" | awk '
 		$2 == "flag" && !($3 in start) { start[$3] = $1 }
@@ -92,7 +95,8 @@ for h in dt-a dt-b dt-c; do
 			n++
 			if (!($3 in start) || $6 !~ /^[0-9]+$/ || $6 <= 0) { bad++; next }
 			d = ($1 - start[$3]) * 1e9 - $6
-			if (d < -2e7 || d > 2e7) bad++
+			tol = $6 / 10 > 2e7 ? $6 / 10 : 2e7
+			if (d < -tol || d > tol) bad++
 			delete start[$3]
 		}
 		END { print n + 0, bad + 0 }')
