@@ -167,7 +167,9 @@ n=$(grep -c "^seed [0-9]*: same: printed $n_req and $n_req " "$out/replay.txt")
 n3=$(grep -c "^seed [0-9]*: [A-Za-z]*: printed $n_req and $n_req " "$out/replay-3s.txt")
 tap_result $([ "$n" -eq 10 ] && [ "$n3" -eq 10 ]; echo $?) \
 	"replayed, each model printed the $n_req requests: $n of 10 schedules (the same bytes), $n3 of 10 with a 3 s timeout"
-grep '^seed' "$out/replay-3s.txt" | grep -v ": printed $n_req and $n_req " | head -n 6 | tap_diag_stdin
+{ grep '^seed' "$out/replay.txt" | grep -v ": same: printed $n_req and $n_req "
+grep '^seed' "$out/replay-3s.txt" | grep -v ": printed $n_req and $n_req "
+} | head -n 6 | tap_diag_stdin
 
 # The phases, by host count in each request's last tree (by ID: the
 # order of first printing).

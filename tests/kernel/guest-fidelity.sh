@@ -689,6 +689,18 @@ guess() {
 		test "$3" -gt 0 -a $((100 * $4)) -le $(($8 * $3))
 }
 
+# followed NAME COUNT MIN LOG WHERE: as guess, for a hop whose unflagged
+# requests traced follow those traced on another host (bounded by
+# t-fidelity.sh, with both logs): at least MIN per cent of the flagged
+# requests traced at WHERE, the others' figure in the log.
+followed() {
+	set -- $(tally "$1" "$4") "$1" "$2" "$3" "$5"
+	check "[$5] all flagged requests served ($1 of $6)" test "$1" = "$6"
+	check "[$5] guessed: $2 of $1 flagged requests traced at $8 (at least $7%)" \
+		test $((100 * $2)) -ge $(($7 * $1))
+	diag "[$5] $4 of $3 unflagged requests traced at $8"
+}
+
 # measured NAME COUNT [LOG WHERE]: as truth, no target: the phase's
 # figures (all COUNT flagged requests served; how many traced, of the
 # flagged and of the others) for docs/benchmarks.md.
@@ -1344,7 +1356,11 @@ dt-c)
 	fi
 	if phase 26; then
 		server 26 grpcx $hpid $pool $mixed
-		guess grpcx $N 85 2 /tmp/httpd.log "the backend"
+		# The unflagged calls traced here follow those traced at
+		# Go's server (dt-b: nghttpx's co-written calls, read with
+		# the flagged one, h2_streams_guessed); t-fidelity.sh bounds
+		# them by those, with both hosts' logs.
+		followed grpcx $N 85 /tmp/httpd.log "the backend"
 	fi
 	if phase 21; then
 		server 21 grpc $hpid $pool $mixed

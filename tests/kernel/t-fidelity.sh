@@ -46,4 +46,21 @@ export DT_VM_TIMEOUT
 out=$DT_BUILDDIR/tests/out/fidelity
 vm_run "$out" "$DT_SRCDIR/tests/kernel/guest-fidelity.sh" dt-a dt-b dt-c
 vm_report "$out" dt-a dt-b dt-c
+
+# Phase 26: the unflagged calls traced at the backend (dt-c) are those
+# traced at Go's server (dt-b: read with the flagged call, each counted
+# there, h2_streams_guessed; bounded by dt-b's own check), and at most
+# 2% more. Only the two hosts' logs together say it.
+case " ${DT_FIDELITY_PHASES:-26} " in
+*" 26 "*)
+	set -- $(awk '/^\/b-grpcx\// { n++; t += $2 == "traced" }
+		END { print n + 0, t + 0 }' "$out/dt-b/grpcgo.log" 2>/dev/null) \
+		$(awk '/^\/b-grpcx\// { n++; t += $2 == "traced" }
+		END { print n + 0, t + 0 }' "$out/dt-c/httpd.log" 2>/dev/null)
+	[ $# = 4 ] || set -- 0 0 0 0
+	tap_result $([ "$1" -gt 0 ] && [ "$3" -gt 0 ] &&
+		[ $((100 * $4)) -le $((100 * $2 + 2 * $3)) ]; echo $?) \
+		"[grpcx] unflagged calls traced at the backend: $4 of $3, those traced at Go's server ($2 of $1) and at most 2% more"
+	;;
+esac
 tap_done
