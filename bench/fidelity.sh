@@ -67,7 +67,7 @@ for r in "$out"/run-*/; do
 		"$r"dt-b/grpc.log:middle "$r"dt-b/grpcgo.log:middle; do
 		[ -f "${f%:*}" ] || continue
 		awk -v run="$r" -v hop="${f##*:}" '
-			match($1, /^\/[fb]-[a-z]+\//) {
+			match($1, /^\/[fb]-[a-z0-9]+\//) {
 				sc = substr($1, 4, RLENGTH - 4); p = $1
 				if (sc == "aio" && hop == "backend")
 					sub(/\/[12]$/, "", p)
