@@ -117,6 +117,8 @@ enum dt_stat {
 	DT_STAT_SPLIT_UNIX_CALLS,	/* UNIX calls' later writes, no context */
 	DT_STAT_H2_GUESSED,		/* streams read with a traced one */
 	DT_STAT_H2_OTHER_ANSWERS,	/* answers of other streams, apart */
+	DT_STAT_H2_EARLIER_ANSWERS,	/* ... of an earlier traced request's */
+	DT_STAT_DROP_H2_EARLIER,	/* earlier traced requests let go */
 	DT_STAT_COUNT
 };
 
@@ -258,6 +260,22 @@ void dt_flags_exit(void);
 int dt_lifecycle_init(void);
 void dt_lifecycle_exit(void);
 
+/* The stream ids an HTTP/2 read's new streams are among (hi 0: none). */
+struct dt_h2_range {
+	u32 lo, hi;
+};
+
+/*
+ * A traced request read on an HTTP/2 connection before the one it serves
+ * now (a client that multiplexes): its streams' answers are still its.
+ */
+struct dt_h2_earlier {
+	struct dt_ctx *ctx;		/* a reference of the entry's */
+	struct dt_h2_range streams;
+};
+
+#define DT_H2_EARLIER 3
+
 /* sockets.c: marked ranges of the sockets that carry marked bytes. */
 struct dt_sock {
 	struct hlist_node node;
@@ -285,6 +303,8 @@ struct dt_sock {
 	/* ... write_seq when it was read, or after an interim answer */
 	u32 served_seq;
 	bool after_interim;		/* ... which came since its last read */
+	/* the traced ones read before it, newest first (HTTP/2 only) */
+	struct dt_h2_earlier earlier[DT_H2_EARLIER];
 	struct dt_ctx *outstanding;	/* sent a request here, unanswered */
 	bool gone;			/* out of the table: keep nothing */
 	unsigned long used;		/* jiffies of its last change */
@@ -304,6 +324,8 @@ struct dt_sock *dt_sock_live(const struct sock *sk, struct dt_sock *ds,
 			     unsigned long *irq);
 void dt_sock_set_ctx(struct dt_sock *ds, struct dt_ctx **slot,
 		     struct dt_ctx *c);
+void dt_sock_keep_earlier(struct dt_sock *ds);
+bool dt_sock_end_earlier(struct dt_sock *ds);
 extern atomic_t dt_nsocks;
 
 /* Sockets followed: read first thing on every packet and write. */
@@ -383,16 +405,10 @@ bool dt_in_pool(void);
  * its own write (a proxy's upstream connection).
  */
 void dt_h2_arm(void);
-/* The stream ids an HTTP/2 read's new streams are among (hi 0: none). */
-struct dt_h2_range {
-	u32 lo, hi;
-};
-
 struct msghdr;
 int dt_h2_read(const struct sock *sk, u32 now, bool *control,
 	       struct dt_h2_range *r);
-bool dt_h2_answers_others(const struct msghdr *msg,
-			  const struct dt_h2_range *r);
+int dt_h2_answer(const struct msghdr *msg, const struct dt_h2_range *r);
 int dt_h2_write(const struct sock *sk, const struct msghdr *msg);
 void dt_h2_destroyed(const struct sock *sk);
 

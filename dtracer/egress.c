@@ -60,6 +60,7 @@
  * lock. dt_connects is lockless (a later connect may take a slot).
  */
 #include "dtracer.h"
+#include "frames.h"
 #include "hooks.h"
 #include "interim.h"
 #include "packet.h"
@@ -338,25 +339,51 @@ struct dt_write {
 };
 
 /*
- * Under ds->lock: whether a server's write w on ds's socket, which serves
- * a traced HTTP/2 request, holds whole frames of other streams only (a
- * multiplexed connection: Go's gRPC server answers the calls nghttpx
- * writes on one connection in any order): another request's answer,
- * not the traced one's. Nothing was written since the request was read
- * but such answers or interim ones: its more stays more (ingress.c).
+ * Under ds->lock: the traced request, of those whose streams ds's HTTP/2
+ * connection knows (the served one's, then the earlier ones', newest
+ * first: sockets.c), that a server's write w from seq answers, by its
+ * whole frames (h2.c): the first whose streams it holds a frame of. A
+ * write of other streams only is another request's answer: unmarked,
+ * not the served request's (h2_other_answers). A write not read as
+ * whole frames stays as dt_send_kind said (kind, *owner). An answer of
+ * no request served now (an earlier one's, another's) leaves the served
+ * one's more as it was (ingress.c). Go's gRPC server answers the calls
+ * nghttpx multiplexes in any order; a gRPC client with calls at once
+ * has each answered on its own.
  */
-static bool dt_answers_others(struct dt_sock *ds, const struct dt_write *w,
-			      u32 seq)
+static enum dt_kind dt_h2_owner(struct dt_sock *ds, const struct dt_write *w,
+				u32 seq, enum dt_kind kind,
+				struct dt_ctx **owner)
 {
 	struct dt_h2_range r = { ds->served_h2_lo, ds->served_h2_hi };
+	struct dt_ctx *found = NULL;
+	int i, a;
 
 	lockdep_assert_held(&ds->lock);
-	if (!w->msg || !r.hi || !dt_h2_answers_others(w->msg, &r))
-		return false;
-	if (ds->served_seq == seq)
+	/* A response of known streams, or a write where none is served. */
+	if (!w->msg)
+		return kind;
+	if (kind == DT_RESPONSE ? !r.hi :
+	    kind != DT_UNMARKED || ds->served || !ds->earlier[0].ctx)
+		return kind;
+	a = r.hi ? dt_h2_answer(w->msg, &r) : DT_H2_ANSWER_OTHERS;
+	if (a != DT_H2_ANSWER_OTHERS)
+		return kind;
+	for (i = 0; i < DT_H2_EARLIER && ds->earlier[i].ctx && !found; i++)
+		if (dt_h2_answer(w->msg, &ds->earlier[i].streams) ==
+		    DT_H2_ANSWER_MINE)
+			found = ds->earlier[i].ctx;
+	if (ds->served && ds->served_seq == seq)
 		ds->served_seq = seq + (u32)iov_iter_count(&w->msg->msg_iter);
-	dt_stat_inc(DT_STAT_H2_OTHER_ANSWERS);
-	return true;
+	if (found) {
+		dt_stat_inc(DT_STAT_H2_EARLIER_ANSWERS);
+		*owner = found;
+		return DT_RESPONSE;
+	}
+	if (kind == DT_RESPONSE)
+		dt_stat_inc(DT_STAT_H2_OTHER_ANSWERS);
+	*owner = NULL;
+	return DT_UNMARKED;
 }
 
 /*
@@ -480,10 +507,7 @@ static bool dt_send_begin(struct sock *sk, const struct dt_sender *by,
 	/* A writer that slept in sendmsg (socket unlocked) wrote up to here. */
 	dt_writer_close(ds, seq);
 	kind = dt_send_kind(sk, by, ds, fwd, fwd_ctx, &owner);
-	if (kind == DT_RESPONSE && dt_answers_others(ds, w, seq)) {
-		kind = DT_UNMARKED;
-		owner = NULL;
-	}
+	kind = dt_h2_owner(ds, w, seq, kind, &owner);
 	ds->connecting = false;
 	if (kind != dt_tail_kind(ds, seq))
 		dt_close_tail(sk);

@@ -323,18 +323,18 @@ int dt_h2_write(const struct sock *sk, const struct msghdr *msg)
 
 /*
  * A server's write msg (sendmsg's) on a connection whose traced request
- * opened the streams r: whether its frames, whole, are of other streams
- * only (frames.h: dt_h2_answers), so that it answers another request.
- * Any context: the copies do not fault.
+ * opened the streams r: what its frames, whole, answer (frames.h:
+ * enum dt_h2_answer, dt_h2_answers): one of those streams, other
+ * streams only (another request), or not known. Any context: the copies
+ * do not fault.
  */
-bool dt_h2_answers_others(const struct msghdr *msg,
-			  const struct dt_h2_range *r)
+int dt_h2_answer(const struct msghdr *msg, const struct dt_h2_range *r)
 {
 	size_t n = iov_iter_count(&msg->msg_iter);
 
-	return n && n <= U32_MAX && r->hi &&
-	       dt_h2_answers(n, r->lo, r->hi, dt_h2_msg_copy, (void *)msg) ==
-	       DT_H2_ANSWER_OTHERS;
+	if (!n || n > U32_MAX || !r->hi)
+		return DT_H2_ANSWER_UNKNOWN;
+	return dt_h2_answers(n, r->lo, r->hi, dt_h2_msg_copy, (void *)msg);
 }
 
 /* sk goes: its slot, if it has one, is free (sockets.c's destroy). */

@@ -222,21 +222,24 @@ static void dt_note_received(const struct sock *sk, u32 seq, u32 end,
  */
 static void dt_stopped(const struct sock *sk)
 {
-	struct dt_ctx *c = NULL;
 	struct dt_sock *ds;
 	unsigned long irq;
+	bool any = false;
 
 	ds = dt_sock_find(sk);
 	if (!ds)
 		return;
 	spin_lock_irqsave(&ds->lock, irq);
 	if (!ds->gone && ds->served) {
-		c = ds->served;
-		dt_ctx_kill(c);
+		dt_ctx_kill(ds->served);
 		dt_sock_set_ctx(ds, &ds->served, NULL);
+		any = true;
 	}
+	/* HTTP/2: the client's earlier requests there too. */
+	if (!ds->gone && dt_sock_end_earlier(ds))
+		any = true;
 	spin_unlock_irqrestore(&ds->lock, irq);
-	if (c) {
+	if (any) {
 		dt_stat_inc(DT_STAT_STOPPED);
 		dt_flags_request_stopped(sk);
 	}
@@ -392,6 +395,7 @@ static void dt_read_request(struct sock *sk, struct dt_sock *ds,
 	if (in && pos)
 		dt_loop_queue(*pos, c);
 	spin_lock_irqsave(&ds->lock, irq);
+	dt_sock_keep_earlier(ds);
 	dt_sock_set_ctx(ds, &ds->served, in ? c : NULL);
 	ds->served_seq = READ_ONCE(tcp_sk(sk)->write_seq);
 	ds->served_h2_lo = streams > 0 ? h2->lo : 0;
@@ -415,14 +419,19 @@ static void dt_served_streams(struct dt_sock *ds,
 	spin_unlock_irqrestore(&ds->lock, irq);
 }
 
-/* An untraced request read on ds's socket: it serves no traced one. */
+/*
+ * An untraced request read on ds's socket: it serves no traced one now
+ * (HTTP/2: the traced one's streams are still answered, sockets.c).
+ */
 static void dt_read_untraced(struct dt_sock *ds, struct dt_ctx *served)
 {
 	unsigned long irq;
 
 	spin_lock_irqsave(&ds->lock, irq);
-	if (ds->served == served)
+	if (ds->served == served) {
+		dt_sock_keep_earlier(ds);
 		dt_sock_set_ctx(ds, &ds->served, NULL);
+	}
 	spin_unlock_irqrestore(&ds->lock, irq);
 }
 

@@ -195,39 +195,118 @@ struct dt_sock *dt_sock_live(const struct sock *sk, struct dt_sock *ds,
 }
 
 /*
- * Under dt_socks_lock and ds->lock: ds leaves the table (gone); its
- * contexts are the caller's, in *served and *out, to put.
+ * Under ds->lock: the request served on ds's HTTP/2 connection (its
+ * streams known) is followed there by another request, traced or not (a
+ * client that multiplexes, or a proxy's calls): it becomes the newest
+ * earlier one, whose streams' answers stay its own (egress.c). Of more
+ * than DT_H2_EARLIER, the oldest is let go: if not answered yet, counted
+ * (drops_h2_earlier), its answer goes unmarked.
  */
-static void dt_sock_unlink_locked(struct dt_sock *ds, struct dt_ctx **served,
-				  struct dt_ctx **out)
+void dt_sock_keep_earlier(struct dt_sock *ds)
 {
+	struct dt_h2_earlier *e = ds->earlier;
+	struct dt_ctx *old = e[DT_H2_EARLIER - 1].ctx;
+
+	lockdep_assert_held(&ds->lock);
+	if (ds->gone || !ds->served || !ds->served_h2_hi)
+		return;
+	if (old && !READ_ONCE(old->answered))
+		dt_stat_inc(DT_STAT_DROP_H2_EARLIER);
+	dt_ctx_put(old);
+	memmove(&e[1], &e[0], sizeof(*e) * (DT_H2_EARLIER - 1));
+	/* The served reference moves. */
+	e[0].ctx = ds->served;
+	e[0].streams.lo = ds->served_h2_lo;
+	e[0].streams.hi = ds->served_h2_hi;
+	ds->served = NULL;
+	ds->served_h2_lo = 0;
+	ds->served_h2_hi = 0;
+}
+
+/*
+ * Under ds->lock: the earlier requests of ds's connection are over (its
+ * client said so): none of them can be served any more (dead). Returns
+ * whether there was one.
+ */
+bool dt_sock_end_earlier(struct dt_sock *ds)
+{
+	bool any = false;
+	int i;
+
+	lockdep_assert_held(&ds->lock);
+	for (i = 0; i < DT_H2_EARLIER; i++) {
+		if (!ds->earlier[i].ctx)
+			continue;
+		dt_ctx_kill(ds->earlier[i].ctx);
+		dt_ctx_put(ds->earlier[i].ctx);
+		ds->earlier[i].ctx = NULL;
+		any = true;
+	}
+	return any;
+}
+
+/* The contexts an entry holds references on, handed out of it. */
+struct dt_sock_refs {
+	struct dt_ctx *served, *out, *earlier[DT_H2_EARLIER];
+};
+
+/*
+ * Under dt_socks_lock and ds->lock: ds leaves the table (gone); its
+ * contexts are the caller's, in refs, to put (dt_sock_refs_put).
+ */
+static void dt_sock_unlink_locked(struct dt_sock *ds,
+				  struct dt_sock_refs *refs)
+{
+	int i;
+
 	lockdep_assert_held(&dt_socks_lock);
 	lockdep_assert_held(&ds->lock);
 	hash_del_rcu(&ds->node);
 	atomic_dec(&dt_nsocks);
 	ds->gone = true;
-	*served = ds->served;
-	*out = ds->outstanding;
+	refs->served = ds->served;
+	refs->out = ds->outstanding;
 	ds->served = NULL;
 	ds->outstanding = NULL;
+	for (i = 0; i < DT_H2_EARLIER; i++) {
+		refs->earlier[i] = ds->earlier[i].ctx;
+		ds->earlier[i].ctx = NULL;
+	}
+}
+
+/*
+ * The references an entry out of the table held go; dead: the requests
+ * read on its socket can no longer be served (the socket is gone).
+ */
+static void dt_sock_refs_put(struct dt_sock_refs *refs, bool dead)
+{
+	int i;
+
+	if (dead)
+		dt_ctx_kill(refs->served);
+	dt_ctx_put(refs->served);
+	dt_ctx_put(refs->out);
+	for (i = 0; i < DT_H2_EARLIER; i++) {
+		if (dead)
+			dt_ctx_kill(refs->earlier[i]);
+		dt_ctx_put(refs->earlier[i]);
+	}
 }
 
 /*
  * Takes ds out of the table (under dt_socks_lock, then its own lock):
- * its contexts' references go, and the request read on it, if traced,
+ * its contexts' references go, and the requests read on it, if traced,
  * can no longer be served (dead): its socket is gone.
  */
 static void dt_sock_remove_locked(struct dt_sock *ds)
 {
-	struct dt_ctx *served, *out;
+	struct dt_sock_refs refs;
 
 	lockdep_assert_held(&dt_socks_lock);
 	spin_lock(&ds->lock);
-	dt_sock_unlink_locked(ds, &served, &out);
+	dt_sock_unlink_locked(ds, &refs);
 	spin_unlock(&ds->lock);
-	dt_ctx_kill(served);
-	dt_ctx_put(served);
-	dt_ctx_put(out);
+	dt_sock_refs_put(&refs, true);
 	dt_mem_free_rcu(DT_MEM_SOCKETS, ds, rcu);
 }
 
@@ -235,8 +314,25 @@ static void dt_sock_remove_locked(struct dt_sock *ds)
 static bool dt_sock_ctx_alone_locked(const struct dt_sock *ds,
 				     const struct dt_ctx *c)
 {
+	unsigned int held = (ds->served == c) + (ds->outstanding == c);
+	int i;
+
 	lockdep_assert_held(&ds->lock);
-	return !c || dt_ctx_refs(c) <= (ds->served == c) + (ds->outstanding == c);
+	for (i = 0; i < DT_H2_EARLIER; i++)
+		held += ds->earlier[i].ctx == c;
+	return !c || dt_ctx_refs(c) <= held;
+}
+
+/* Under ds->lock: whether the entry alone holds its earlier contexts. */
+static bool dt_sock_earlier_alone_locked(const struct dt_sock *ds)
+{
+	int i;
+
+	lockdep_assert_held(&ds->lock);
+	for (i = 0; i < DT_H2_EARLIER; i++)
+		if (!dt_sock_ctx_alone_locked(ds, ds->earlier[i].ctx))
+			return false;
+	return true;
 }
 
 /*
@@ -260,6 +356,7 @@ static bool dt_sock_idle_locked(struct dt_sock *ds, unsigned long idle)
 	       !ds->rcvd_resp.n && !ds->writer && !ds->connecting &&
 	       dt_sock_ctx_alone_locked(ds, ds->served) &&
 	       dt_sock_ctx_alone_locked(ds, ds->outstanding) &&
+	       dt_sock_earlier_alone_locked(ds) &&
 	       !(ds->asker && dt_flag_sender(ds->asker, NULL));
 }
 
@@ -272,7 +369,7 @@ static bool dt_sock_idle_locked(struct dt_sock *ds, unsigned long idle)
 static void dt_socks_sweep(struct work_struct *work)
 {
 	unsigned long idle = msecs_to_jiffies(READ_ONCE(dt_socket_idle_ms));
-	struct dt_ctx *served, *out;
+	struct dt_sock_refs refs;
 	struct dt_sock *ds;
 	unsigned long irq;
 	bool gone;
@@ -288,15 +385,14 @@ static void dt_socks_sweep(struct work_struct *work)
 		spin_lock_irqsave(&dt_socks_lock, irq);
 		spin_lock(&ds->lock);
 		if (!ds->gone && dt_sock_idle_locked(ds, idle)) {
-			dt_sock_unlink_locked(ds, &served, &out);
+			dt_sock_unlink_locked(ds, &refs);
 			gone = true;
 		}
 		spin_unlock(&ds->lock);
 		spin_unlock_irqrestore(&dt_socks_lock, irq);
 		if (!gone)
 			continue;
-		dt_ctx_put(served);
-		dt_ctx_put(out);
+		dt_sock_refs_put(&refs, false);
 		dt_mem_free_rcu(DT_MEM_SOCKETS, ds, rcu);
 		dt_stat_inc(DT_STAT_SOCKETS_IDLE);
 	}

@@ -60,6 +60,8 @@ static const char *const dt_stat_names[DT_STAT_COUNT] = {
 	[DT_STAT_SPLIT_UNIX_CALLS] = "split_unix_calls",
 	[DT_STAT_H2_GUESSED] = "h2_streams_guessed",
 	[DT_STAT_H2_OTHER_ANSWERS] = "h2_other_answers",
+	[DT_STAT_H2_EARLIER_ANSWERS] = "h2_earlier_answers",
+	[DT_STAT_DROP_H2_EARLIER] = "drops_h2_earlier",
 };
 
 void dt_stat_inc(enum dt_stat s)

@@ -42,6 +42,13 @@
 # open (7), then one it did (1): the first write is another request's
 # answer (h2_other_answers), unmarked; the second, the traced one's.
 #
+# Then a flagged client that multiplexes (steps 5 to 7, 7208): dt-a's
+# flagged socat opens stream 1; dt-c's server answers its HEADERS; the
+# client opens stream 3, a request of its own; the server writes stream
+# 1's DATA (the earlier request's answer: marked, h2_earlier_answers), a
+# DATA of stream 9 (nobody's: unmarked, h2_other_answers), then stream
+# 3's HEADERS (marked).
+#
 # DELAY, the server's time to answer, is 3 s scaled by slow: dt-b and
 # dt-c look at the flagged thread twice while it serves, and on the
 # debug kernel one look took longer than 3 s.
@@ -133,6 +140,29 @@ h2_close() {
 		not_ok "... then closed the connection (socat: $(cat /tmp/h2.err))"
 }
 
+# dt-a, steps 5 to 7: a flagged socat opens HTTP/2 stream 1 on one
+# connection (its input, a fifo, on fd 6 of this shell), then stream 3
+# on the same connection, then closes it.
+h2m_open() {
+	flagged socat -u OPEN:/tmp/h2m.in TCP4:dt-c:7208,retry=300,interval=0.2 \
+		2> /tmp/h2m.err &
+	h2m=$!
+	exec 6> /tmp/h2m.in
+	cat /tmp/h2m-1.bin >&6
+	check "a flagged client opened HTTP/2 stream 1" \
+		wait_for 30 sh -c "ss -Htn state established '( dport = :7208 )' | grep -q ."
+}
+
+h2m_second() {
+	cat /tmp/h2m-3.bin >&6
+}
+
+h2m_close() {
+	exec 6>&-
+	wait $h2m && ok "... then stream 3 on the same connection, then closed it" ||
+		not_ok "... then stream 3 on the same connection, then closed it (socat: $(cat /tmp/h2m.err))"
+}
+
 capture
 
 case $DT_HOST in
@@ -185,6 +215,15 @@ dt-a)
 	follow 4 7210 dt-c h2_close
 	check "... an unflagged one the same" \
 		socat -u OPEN:/tmp/h2.bin TCP4:dt-c:7207,retry=300,interval=0.2
+	{
+		printf 'PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\0\0\0\4\0\0\0\0\0'
+		printf '\0\0\1\1\4\0\0\0\1\202'
+	} > /tmp/h2m-1.bin
+	printf '\0\0\1\1\4\0\0\0\3\202' > /tmp/h2m-3.bin
+	mkfifo /tmp/h2m.in
+	follow 5 7210 dt-c h2m_open
+	follow 6 7210 dt-c h2m_second
+	follow 7 7210 dt-c h2m_close
 	end_capture
 	p=$(first_port "$a" "$b" 7200)
 	check "the client's request left marked" all_marked "$a" "$p" "$b" 7200
@@ -329,7 +368,60 @@ dt-c)
 	g=$(($(stat_of h2_streams_guessed) - g0))
 	check "... unmarked: none taken (h2_streams_guessed $g)" \
 		test "$g" = 0 -a "$(wc -c < /tmp/h2.out)" = 63
+	# A flagged client that multiplexes (7208): the server answers
+	# once told, in writes of 10 (HEADERS, stream 1), 14 (DATA, 1), 12
+	# (DATA, 9) and 11 bytes (HEADERS, 3).
+	printf '\0\0\1\1\4\0\0\0\1\210' > /tmp/h2m-a1.bin
+	printf '\0\0\5\0\0\0\0\0\1hello' > /tmp/h2m-a2.bin
+	printf '\0\0\3\0\1\0\0\0\11abc' > /tmp/h2m-a3.bin
+	printf '\0\0\2\1\5\0\0\0\3\210\210' > /tmp/h2m-a4.bin
+	cat > /tmp/h2m-serve.sh <<-'EOF'
+	exec 3<&0
+	cat <&3 > /tmp/h2m.out &
+	while ! test -e /tmp/h2m.go1; do sleep 0.1; done
+	cat /tmp/h2m-a1.bin
+	touch /tmp/h2m.done1
+	while ! test -e /tmp/h2m.go2; do sleep 0.1; done
+	cat /tmp/h2m-a2.bin
+	sleep 0.5
+	cat /tmp/h2m-a3.bin
+	sleep 0.5
+	cat /tmp/h2m-a4.bin
+	touch /tmp/h2m.done2
+	wait
+	EOF
+	timeout $(slow 600) socat TCP4-LISTEN:7208,reuseaddr SYSTEM:'sh /tmp/h2m-serve.sh' &
+	h2r=$!
+	e0=$(stat_of h2_earlier_answers) o0=$(stat_of h2_other_answers)
+	lead 5 7210
+	check "the reader of dt-a's flagged stream 1 is in its request" \
+		wait_for $(slow 60) sh -c "awk '\$3 == \"propagated\" && \$4 == \"$c:7208\"' $sys/list_pid | grep -q ."
+	touch /tmp/h2m.go1
+	check "the server answered stream 1's HEADERS" \
+		wait_for $(slow 30) test -e /tmp/h2m.done1
+	sleep 1
+	p0=$(stat_of propagations)
+	lead 6 7210
+	check "dt-a's flagged stream 3, on the same connection, read as a request of its own" \
+		wait_for $(slow 60) sh -c "[ \$(awk '\$1 == \"propagations\" { print \$2 }' $sys/stats) -gt $p0 ]"
+	touch /tmp/h2m.go2
+	check "the server answered stream 1's DATA, stream 9's, then stream 3's HEADERS" \
+		wait_for $(slow 30) test -e /tmp/h2m.done2
+	sleep 1
+	e=$(($(stat_of h2_earlier_answers) - e0)) o=$(($(stat_of h2_other_answers) - o0))
+	check "... stream 1's DATA answered the earlier request (h2_earlier_answers $e), stream 9's nobody's (h2_other_answers $o)" \
+		test "$e" = 1 -a "$o" = 1
+	lead 7 7210
+	wait $h2r
+	check "dt-a's flagged streams 1 and 3 read" \
+		test $? = 0 -a "$(wc -c < /tmp/h2m.out)" = 53
 	end_capture
+	set -- $(awk -v c="$c" '
+		$1 == c && $2 == 7208 && $6 > 0 { n[$6]++; m[$6] += $7 && $11; u[$6] += $7 }
+		END { print n[10] + 0, m[10] + 0, n[14] + 0, m[14] + 0,
+			n[12] + 0, u[12] + 0, n[11] + 0, m[11] + 0 }' /tmp/segs)
+	check "on the wire: stream 1's HEADERS ($2 of $1) and DATA ($4 of $3) with both marks, stream 9's unmarked ($6 of $5 marked), stream 3's with both ($8 of $7)" \
+		test "$*" = "1 1 1 1 1 0 1 1"
 	set -- $(awk -v c="$c" '
 		$1 == c && $2 == 7207 && $6 == 11 { n++; m += $7 }
 		$1 == c && $2 == 7207 && $6 == 10 { k++; r += $7 && $11 }
