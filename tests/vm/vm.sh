@@ -465,6 +465,12 @@ vm_report() {
 				tap_diag "QEMU said:"
 				tail -n 10 "$_res/qemu.log" | tap_diag_stdin
 			fi
+			# Slow or stuck: the last checks' times (seconds
+			# since the guest booted) against the time limit.
+			if [ -s "$_res/script.log" ]; then
+				tap_diag "time limit ${DT_VM_TIMEOUT:-600} s; the script's last lines (seconds since boot):"
+				tail -n 3 "$_res/script.log" | tap_diag_stdin
+			fi
 		fi
 		if [ -e "$_res/console.log" ]; then
 			_probs=$(vm_log_problems "$_n")
