@@ -305,6 +305,8 @@ sh -c 'echo $$ > /tmp/sub.pid && echo $$ > '$sys'/add_pid &&
 exec 8> /tmp/sub.in
 check "a flagged subscriber (socat)" wait_for 30 test -s /tmp/sub.pid
 sub=$(cat /tmp/sub.pid)
+# Marks sent from before the subscription, when no push is on its way.
+m0=$(stat_of marks_sent)
 echo subscribe >&8
 pushes() {
 	grep -c '^push:' /tmp/sub.out
@@ -312,12 +314,15 @@ pushes() {
 check "the flagged subscriber gets pushes" wait_for 30 sh -c "[ \$(grep -c '^push:' /tmp/sub.out) -ge 3 ]"
 check "... the stream's thread serves its request" \
 	grep -q "^$pushd $pushd \(propagated\|resumed\) " $sys/list_pid
-# Pushes counted as read, marks as sent: one may be on its way.
-m0=$(stat_of marks_sent) n0=$(pushes)
+# Pushes counted as read, marks as sent: counted from before the
+# subscription, a push is marked before it is read, whatever the
+# reader's delays (counted over a second, a reader held up on a loaded
+# host read 8 pushes for 6 marks: those sent before the second began).
+# One push in two segments or two in one are allowed for.
 sleep 1
 m1=$(stat_of marks_sent) n1=$(pushes)
-check "... each push marked ($((m1 - m0)) marks for $((n1 - n0)) pushes in 1 s)" \
-	test $((n1 - n0)) -ge 2 -a $((m1 - m0)) -ge $((n1 - n0 - 1))
+check "... each push marked ($((m1 - m0)) marks, the subscription's included, for $n1 pushes)" \
+	test "$n1" -ge 4 -a $((m1 - m0)) -ge $((n1 - 1))
 s0=$(stat_of stops_sent) r0=$(stat_of requests_stopped)
 tcpdump -i lo -n -U -w /tmp/stop.pcap 'tcp port 7720' 2> /tmp/stop.err &
 tdpid=$!
