@@ -119,6 +119,7 @@ enum dt_stat {
 	DT_STAT_H2_OTHER_ANSWERS,	/* answers of other streams, apart */
 	DT_STAT_H2_EARLIER_ANSWERS,	/* ... of an earlier traced request's */
 	DT_STAT_DROP_H2_EARLIER,	/* earlier traced requests let go */
+	DT_STAT_H2_EARLIER_ENDED,	/* ... whose streams all ended */
 	DT_STAT_COUNT
 };
 
@@ -267,11 +268,13 @@ struct dt_h2_range {
 
 /*
  * A traced request read on an HTTP/2 connection before the one it serves
- * now (a client that multiplexes): its streams' answers are still its.
+ * now (a client that multiplexes): its streams' answers are still its,
+ * until the server has ended each of them (sockets.c).
  */
 struct dt_h2_earlier {
 	struct dt_ctx *ctx;		/* a reference of the entry's */
 	struct dt_h2_range streams;
+	u8 ended;			/* its streams the server ended */
 };
 
 #define DT_H2_EARLIER 3
@@ -326,6 +329,7 @@ void dt_sock_set_ctx(struct dt_sock *ds, struct dt_ctx **slot,
 		     struct dt_ctx *c);
 void dt_sock_keep_earlier(struct dt_sock *ds);
 bool dt_sock_end_earlier(struct dt_sock *ds);
+void dt_sock_ended_earlier(struct dt_sock *ds);
 extern atomic_t dt_nsocks;
 
 /* Sockets followed: read first thing on every packet and write. */
@@ -408,7 +412,9 @@ void dt_h2_arm(void);
 struct msghdr;
 int dt_h2_read(const struct sock *sk, u32 now, bool *control,
 	       struct dt_h2_range *r);
-int dt_h2_answer(const struct msghdr *msg, const struct dt_h2_range *r);
+struct dt_h2_ask;
+int dt_h2_answer(const struct msghdr *msg, struct dt_h2_ask *ask,
+		 unsigned int n);
 int dt_h2_write(const struct sock *sk, const struct msghdr *msg);
 void dt_h2_destroyed(const struct sock *sk);
 

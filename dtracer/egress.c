@@ -349,30 +349,45 @@ struct dt_write {
  * no request served now (an earlier one's, another's) leaves the served
  * one's more as it was (ingress.c). Go's gRPC server answers the calls
  * nghttpx multiplexes in any order; a gRPC client with calls at once
- * has each answered on its own.
+ * has each answered on its own. One walk of the write's frame headers
+ * asks for all of them, and counts the earlier requests' streams it
+ * ends: an earlier request whose streams all ended goes before the
+ * connection's next write (sockets.c).
  */
 static enum dt_kind dt_h2_owner(struct dt_sock *ds, const struct dt_write *w,
 				u32 seq, enum dt_kind kind,
 				struct dt_ctx **owner)
 {
-	struct dt_h2_range r = { ds->served_h2_lo, ds->served_h2_hi };
+	struct dt_h2_ask ask[1 + DT_H2_EARLIER] = {
+		{ .lo = ds->served_h2_lo, .hi = ds->served_h2_hi }
+	};
 	struct dt_ctx *found = NULL;
-	int i, a;
+	struct dt_h2_earlier *e;
+	unsigned int n = 1, i;
+	int a;
 
 	lockdep_assert_held(&ds->lock);
+	dt_sock_ended_earlier(ds);
 	/* A response of known streams, or a write where none is served. */
 	if (!w->msg)
 		return kind;
-	if (kind == DT_RESPONSE ? !r.hi :
+	if (kind == DT_RESPONSE ? !ds->served_h2_hi :
 	    kind != DT_UNMARKED || ds->served || !ds->earlier[0].ctx)
 		return kind;
-	a = r.hi ? dt_h2_answer(w->msg, &r) : DT_H2_ANSWER_OTHERS;
-	if (a != DT_H2_ANSWER_OTHERS)
+	for (i = 0; i < DT_H2_EARLIER && ds->earlier[i].ctx; i++, n++) {
+		ask[n].lo = ds->earlier[i].streams.lo;
+		ask[n].hi = ds->earlier[i].streams.hi;
+	}
+	a = dt_h2_answer(w->msg, ask, n);
+	for (i = 1; i < n; i++) {
+		e = &ds->earlier[i - 1];
+		e->ended = min_t(unsigned int, 255, e->ended + ask[i].ended);
+	}
+	if (ask[0].mine || (a == DT_H2_ANSWER_UNKNOWN && ask[0].hi))
 		return kind;
-	for (i = 0; i < DT_H2_EARLIER && ds->earlier[i].ctx && !found; i++)
-		if (dt_h2_answer(w->msg, &ds->earlier[i].streams) ==
-		    DT_H2_ANSWER_MINE)
-			found = ds->earlier[i].ctx;
+	for (i = 1; i < n && !found; i++)
+		if (ask[i].mine)
+			found = ds->earlier[i - 1].ctx;
 	if (ds->served && ds->served_seq == seq)
 		ds->served_seq = seq + (u32)iov_iter_count(&w->msg->msg_iter);
 	if (found) {

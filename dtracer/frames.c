@@ -115,30 +115,61 @@ int dt_h2_requests(struct dt_h2 *st, u32 len, dt_h2_copy_t copy, void *priv)
 	return opened;
 }
 
-enum dt_h2_answer dt_h2_answers(u32 len, u32 lo, u32 hi, dt_h2_copy_t copy,
-				void *priv)
+/* A whole frame h of size bytes of a stream: the first ask it is of. */
+static bool dt_h2_asked(const u8 *h, u32 stream, struct dt_h2_ask *ask,
+			unsigned int n)
 {
-	enum dt_h2_answer a = DT_H2_ANSWER_UNKNOWN;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		if (stream < ask[i].lo || stream > ask[i].hi)
+			continue;
+		ask[i].mine = 1;
+		if ((h[3] == DT_H2_DATA || h[3] == DT_H2_HEADERS) &&
+		    (h[4] & DT_H2_END_STREAM) && ask[i].ended < 255)
+			ask[i].ended++;
+		return true;
+	}
+	return false;
+}
+
+enum dt_h2_answer dt_h2_answers(u32 len, struct dt_h2_ask *ask,
+				unsigned int n, dt_h2_copy_t copy, void *priv)
+{
+	enum dt_h2_answer a = DT_H2_ANSWER_OTHERS;
+	bool mine = false, others = false;
 	u8 h[DT_H2_FRAME_HEADER];
 	u32 off = 0, frames = 0, size, stream;
+	unsigned int i;
 
+	for (i = 0; i < n; i++) {
+		ask[i].mine = 0;
+		ask[i].ended = 0;
+	}
 	while (off < len) {
 		if (++frames > DT_H2_ANSWER_FRAMES ||
 		    len - off < DT_H2_FRAME_HEADER ||
-		    copy(h, off, DT_H2_FRAME_HEADER, priv))
-			return DT_H2_ANSWER_UNKNOWN;
+		    copy(h, off, DT_H2_FRAME_HEADER, priv)) {
+			a = DT_H2_ANSWER_UNKNOWN;
+			break;
+		}
 		off += DT_H2_FRAME_HEADER;
 		size = dt_h2_frame_size(h);
 		stream = dt_h2_frame_stream(h);
 		if (h[3] > DT_H2_CONTINUATION || stream & 0x80000000u ||
-		    size > len - off)
-			return DT_H2_ANSWER_UNKNOWN;
+		    size > len - off) {
+			a = DT_H2_ANSWER_UNKNOWN;
+			break;
+		}
 		off += size;
 		if (!stream || dt_h2_control(h, size))
 			continue;
-		if (stream >= lo && stream <= hi)
-			return DT_H2_ANSWER_MINE;
-		a = DT_H2_ANSWER_OTHERS;
+		if (dt_h2_asked(h, stream, ask, n))
+			mine = true;
+		else
+			others = true;
 	}
-	return a;
+	if (mine)
+		return DT_H2_ANSWER_MINE;
+	return others ? a : DT_H2_ANSWER_UNKNOWN;
 }

@@ -42,6 +42,7 @@ static inline u32 dt_h2_frame_stream(const u8 *h)
 }
 
 /* Frame types (RFC 9113, section 6). */
+#define DT_H2_DATA 0x0
 #define DT_H2_HEADERS 0x1
 #define DT_H2_PRIORITY 0x2
 #define DT_H2_SETTINGS 0x4
@@ -49,6 +50,7 @@ static inline u32 dt_h2_frame_stream(const u8 *h)
 #define DT_H2_WINDOW_UPDATE 0x8
 #define DT_H2_CONTINUATION 0x9
 #define DT_H2_END_HEADERS 0x4	/* a HEADERS or CONTINUATION flag */
+#define DT_H2_END_STREAM 0x1	/* a DATA or HEADERS flag */
 
 /*
  * Whether the frame header h, of a frame of size bytes, is a connection
@@ -130,16 +132,39 @@ enum dt_h2_answer {
 };
 
 /*
- * A server's write of len bytes on an HTTP/2 connection, read as whole
- * frames from its first byte to its last (at most DT_H2_ANSWER_FRAMES headers,
- * each of a type RFC 9113 defines, no stream id with its reserved bit,
- * the last frame ending with the write): whether a frame of a stream
- * from lo to hi is among them (connection frames, dt_h2_control, are
- * no stream's), frames of other streams only, or not known. A frame of
- * lo to hi is MINE as soon as its header is read. copy as above, for
- * the frame headers only.
+ * A request's streams, from lo to hi, asked about a server's write
+ * (dt_h2_answers): whether it holds a frame of them, and how many of
+ * them it ends.
  */
-enum dt_h2_answer dt_h2_answers(u32 len, u32 lo, u32 hi, dt_h2_copy_t copy,
-				void *priv);
+struct dt_h2_ask {
+	u32 lo, hi;		/* in (hi 0: no stream) */
+	u8 mine;		/* out: a frame of one of them */
+	u8 ended;		/* out: frames ending one (END_STREAM) */
+};
+
+/*
+ * How many streams a client can have opened from lo to hi: the odd ones
+ * (RFC 9113, section 5.1.1).
+ */
+static inline u32 dt_h2_streams_in(u32 lo, u32 hi)
+{
+	return hi ? (hi + 1) / 2 - lo / 2 : 0;
+}
+
+/*
+ * A server's write of len bytes on an HTTP/2 connection, read as whole
+ * frames from its first byte (at most DT_H2_ANSWER_FRAMES headers, each
+ * of a type RFC 9113 defines, no stream id with its reserved bit, each
+ * frame's payload within the write) up to the first that is not one:
+ * for each of the n asks, whether a frame of its streams is among them
+ * (connection frames, dt_h2_control, are no stream's) and how many of
+ * them end one of its streams (a DATA or HEADERS frame with END_STREAM;
+ * a server writes that once a stream). Returns MINE if a frame of some
+ * ask's streams was read, else OTHERS if the whole write was read and
+ * holds frames of other streams, else UNKNOWN. A frame of two asks'
+ * streams is the first's. copy as above, for the frame headers only.
+ */
+enum dt_h2_answer dt_h2_answers(u32 len, struct dt_h2_ask *ask,
+				unsigned int n, dt_h2_copy_t copy, void *priv);
 
 #endif

@@ -322,19 +322,19 @@ int dt_h2_write(const struct sock *sk, const struct msghdr *msg)
 }
 
 /*
- * A server's write msg (sendmsg's) on a connection whose traced request
- * opened the streams r: what its frames, whole, answer (frames.h:
- * enum dt_h2_answer, dt_h2_answers): one of those streams, other
- * streams only (another request), or not known. Any context: the copies
- * do not fault.
+ * A server's write msg (sendmsg's) on a connection whose traced requests
+ * opened the streams of the n asks: what its frames, whole, answer
+ * (frames.h: enum dt_h2_answer, dt_h2_answers, which fills the asks in).
+ * Any context: the copies do not fault.
  */
-int dt_h2_answer(const struct msghdr *msg, const struct dt_h2_range *r)
+int dt_h2_answer(const struct msghdr *msg, struct dt_h2_ask *ask,
+		 unsigned int n)
 {
-	size_t n = iov_iter_count(&msg->msg_iter);
+	size_t len = iov_iter_count(&msg->msg_iter);
 
-	if (!n || n > U32_MAX || !r->hi)
+	if (!len || len > U32_MAX || !n)
 		return DT_H2_ANSWER_UNKNOWN;
-	return dt_h2_answers(n, r->lo, r->hi, dt_h2_msg_copy, (void *)msg);
+	return dt_h2_answers(len, ask, n, dt_h2_msg_copy, (void *)msg);
 }
 
 /* sk goes: its slot, if it has one, is free (sockets.c's destroy). */

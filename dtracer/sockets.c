@@ -23,6 +23,7 @@
  * for the socket's entry now, so nothing written to it is lost.
  */
 #include "dtracer.h"
+#include "frames.h"
 #include "hooks.h"
 
 #include <linux/hashtable.h>
@@ -218,9 +219,38 @@ void dt_sock_keep_earlier(struct dt_sock *ds)
 	e[0].ctx = ds->served;
 	e[0].streams.lo = ds->served_h2_lo;
 	e[0].streams.hi = ds->served_h2_hi;
+	e[0].ended = 0;
 	ds->served = NULL;
 	ds->served_h2_lo = 0;
 	ds->served_h2_hi = 0;
+}
+
+/*
+ * Under ds->lock: the earlier requests whose streams the server has
+ * ended, each (END_STREAM written, counted by egress.c), are answered
+ * whole: their entries go (h2_earlier_ended), so that a connection's
+ * later writes are no longer read for them. A stream the server ends by
+ * RST_STREAM alone is not counted: its request stays until the socket
+ * goes, its entry is pushed out or its client ends it.
+ */
+void dt_sock_ended_earlier(struct dt_sock *ds)
+{
+	struct dt_h2_earlier *e = ds->earlier;
+	int i = 0, k;
+
+	lockdep_assert_held(&ds->lock);
+	while (i < DT_H2_EARLIER && e[i].ctx) {
+		if (e[i].ended < dt_h2_streams_in(e[i].streams.lo,
+						  e[i].streams.hi)) {
+			i++;
+			continue;
+		}
+		dt_stat_inc(DT_STAT_H2_EARLIER_ENDED);
+		dt_ctx_put(e[i].ctx);
+		for (k = i; k < DT_H2_EARLIER - 1; k++)
+			e[k] = e[k + 1];
+		e[DT_H2_EARLIER - 1].ctx = NULL;
+	}
 }
 
 /*

@@ -62,6 +62,7 @@ static const char *const dt_stat_names[DT_STAT_COUNT] = {
 	[DT_STAT_H2_OTHER_ANSWERS] = "h2_other_answers",
 	[DT_STAT_H2_EARLIER_ANSWERS] = "h2_earlier_answers",
 	[DT_STAT_DROP_H2_EARLIER] = "drops_h2_earlier",
+	[DT_STAT_H2_EARLIER_ENDED] = "h2_earlier_ended",
 };
 
 void dt_stat_inc(enum dt_stat s)

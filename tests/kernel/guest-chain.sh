@@ -47,7 +47,10 @@
 # client opens stream 3, a request of its own; the server writes stream
 # 1's DATA (the earlier request's answer: marked, h2_earlier_answers), a
 # DATA of stream 9 (nobody's: unmarked, h2_other_answers), then stream
-# 3's HEADERS (marked).
+# 3's HEADERS (marked), then stream 1's last DATA (END_STREAM: marked,
+# the earlier request's streams all ended, h2_earlier_ended), then one
+# more DATA of stream 1, which no request of the connection holds any
+# more: unmarked (h2_other_answers).
 #
 # DELAY, the server's time to answer, is 3 s scaled by slow: dt-b and
 # dt-c look at the flagged thread twice while it serves, and on the
@@ -370,11 +373,14 @@ dt-c)
 		test "$g" = 0 -a "$(wc -c < /tmp/h2.out)" = 63
 	# A flagged client that multiplexes (7208): the server answers
 	# once told, in writes of 10 (HEADERS, stream 1), 14 (DATA, 1), 12
-	# (DATA, 9) and 11 bytes (HEADERS, 3).
+	# (DATA, 9), 11 (HEADERS, 3), 13 (DATA, 1, END_STREAM) and 15 bytes
+	# (DATA, 1).
 	printf '\0\0\1\1\4\0\0\0\1\210' > /tmp/h2m-a1.bin
 	printf '\0\0\5\0\0\0\0\0\1hello' > /tmp/h2m-a2.bin
 	printf '\0\0\3\0\1\0\0\0\11abc' > /tmp/h2m-a3.bin
 	printf '\0\0\2\1\5\0\0\0\3\210\210' > /tmp/h2m-a4.bin
+	printf '\0\0\4\0\1\0\0\0\1done' > /tmp/h2m-a5.bin
+	printf '\0\0\6\0\0\0\0\0\1after!' > /tmp/h2m-a6.bin
 	cat > /tmp/h2m-serve.sh <<-'EOF'
 	exec 3<&0
 	cat <&3 > /tmp/h2m.out &
@@ -387,12 +393,17 @@ dt-c)
 	cat /tmp/h2m-a3.bin
 	sleep 0.5
 	cat /tmp/h2m-a4.bin
+	sleep 0.5
+	cat /tmp/h2m-a5.bin
+	sleep 0.5
+	cat /tmp/h2m-a6.bin
 	touch /tmp/h2m.done2
 	wait
 	EOF
 	timeout $(slow 600) socat TCP4-LISTEN:7208,reuseaddr SYSTEM:'sh /tmp/h2m-serve.sh' &
 	h2r=$!
 	e0=$(stat_of h2_earlier_answers) o0=$(stat_of h2_other_answers)
+	d0=$(stat_of h2_earlier_ended)
 	lead 5 7210
 	check "the reader of dt-a's flagged stream 1 is in its request" \
 		wait_for $(slow 60) sh -c "awk '\$3 == \"propagated\" && \$4 == \"$c:7208\"' $sys/list_pid | grep -q ."
@@ -405,12 +416,13 @@ dt-c)
 	check "dt-a's flagged stream 3, on the same connection, read as a request of its own" \
 		wait_for $(slow 60) sh -c "[ \$(awk '\$1 == \"propagations\" { print \$2 }' $sys/stats) -gt $p0 ]"
 	touch /tmp/h2m.go2
-	check "the server answered stream 1's DATA, stream 9's, then stream 3's HEADERS" \
+	check "the server answered stream 1's DATA, stream 9's, stream 3's HEADERS, then stream 1's last DATA and one after it" \
 		wait_for $(slow 30) test -e /tmp/h2m.done2
 	sleep 1
 	e=$(($(stat_of h2_earlier_answers) - e0)) o=$(($(stat_of h2_other_answers) - o0))
-	check "... stream 1's DATA answered the earlier request (h2_earlier_answers $e), stream 9's nobody's (h2_other_answers $o)" \
-		test "$e" = 1 -a "$o" = 1
+	d=$(($(stat_of h2_earlier_ended) - d0))
+	check "... stream 1's DATA answered the earlier request twice (h2_earlier_answers $e), stream 9's and the one after stream 1 ended nobody's (h2_other_answers $o), the earlier request let go at its stream's end (h2_earlier_ended $d)" \
+		test "$e" = 2 -a "$o" = 2 -a "$d" = 1
 	lead 7 7210
 	wait $h2r
 	check "dt-a's flagged streams 1 and 3 read" \
@@ -419,9 +431,10 @@ dt-c)
 	set -- $(awk -v c="$c" '
 		$1 == c && $2 == 7208 && $6 > 0 { n[$6]++; m[$6] += $7 && $11; u[$6] += $7 }
 		END { print n[10] + 0, m[10] + 0, n[14] + 0, m[14] + 0,
-			n[12] + 0, u[12] + 0, n[11] + 0, m[11] + 0 }' /tmp/segs)
-	check "on the wire: stream 1's HEADERS ($2 of $1) and DATA ($4 of $3) with both marks, stream 9's unmarked ($6 of $5 marked), stream 3's with both ($8 of $7)" \
-		test "$*" = "1 1 1 1 1 0 1 1"
+			n[12] + 0, u[12] + 0, n[11] + 0, m[11] + 0,
+			n[13] + 0, m[13] + 0, n[15] + 0, u[15] + 0 }' /tmp/segs)
+	check "on the wire: stream 1's HEADERS ($2 of $1) and DATA ($4 of $3) with both marks, stream 9's unmarked ($6 of $5 marked), stream 3's with both ($8 of $7), stream 1's last DATA with both (${10} of $9), the DATA after it unmarked (${12} of ${11} marked)" \
+		test "$*" = "1 1 1 1 1 0 1 1 1 1 1 0"
 	set -- $(awk -v c="$c" '
 		$1 == c && $2 == 7207 && $6 == 11 { n++; m += $7 }
 		$1 == c && $2 == 7207 && $6 == 10 { k++; r += $7 && $11 }

@@ -75,8 +75,79 @@ static int read_by(unsigned int cut)
 /* The frames put since conn_len was 0: what they answer of lo to hi. */
 static enum dt_h2_answer answer(unsigned int lo, unsigned int hi)
 {
+	struct dt_h2_ask ask = { .lo = lo, .hi = hi };
+
 	copied = 0;
-	return dt_h2_answers(conn_len, lo, hi, copy, conn);
+	return dt_h2_answers(conn_len, &ask, 1, copy, conn);
+}
+
+/* The first len bytes from b asked about lo to hi alone. */
+static enum dt_h2_answer answer_of(unsigned int len, unsigned char *b,
+				   unsigned int lo, unsigned int hi)
+{
+	struct dt_h2_ask ask = { .lo = lo, .hi = hi };
+
+	return dt_h2_answers(len, &ask, 1, copy, b);
+}
+
+/* Several requests' streams asked about one write, and their ends. */
+static void asks(void)
+{
+	struct dt_h2_ask a[4] = {
+		{ .lo = 7, .hi = 7 }, { .lo = 5, .hi = 5 },
+		{ .lo = 1, .hi = 3 }, { .lo = 0, .hi = 0 },
+	};
+	unsigned int i;
+	int bad;
+
+	/* one write: stream 3's DATA ending it, 1's trailers, 9's HEADERS */
+	conn_len = 0;
+	frame(10, 0x0, 0x1, 3);
+	frame(5, 0x1, 0x5, 1);
+	frame(8, 0x1, 0x4, 9);
+	ok(dt_h2_answers(conn_len, a, 4, copy, conn) == DT_H2_ANSWER_MINE &&
+	   !a[0].mine && !a[1].mine && a[2].mine && !a[3].mine,
+	   "frames of the third request's streams: its (mine), no other's");
+	ok(a[2].ended == 2 && !a[0].ended && !a[1].ended,
+	   "... both of its streams ended (END_STREAM on DATA and on trailers: %u)", a[2].ended);
+	ok(dt_h2_streams_in(a[2].lo, a[2].hi) == 2 &&
+	   dt_h2_streams_in(2, 3) == 1 && dt_h2_streams_in(5, 5) == 1 &&
+	   dt_h2_streams_in(0, 0) == 0,
+	   "streams a client can have opened: 1 to 3, 2; 2 to 3, 1; 5, 1; none, 0");
+	/* a RST_STREAM, END_HEADERS alone, an END_STREAM on stream 0 */
+	conn_len = 0;
+	frame(4, 0x3, 0x1, 5);
+	frame(8, 0x1, 0x4, 7);
+	frame(0, 0x0, 0x1, 0);
+	ok(dt_h2_answers(conn_len, a, 4, copy, conn) == DT_H2_ANSWER_MINE &&
+	   !a[0].ended && !a[1].ended && a[0].mine && a[1].mine && !a[2].mine,
+	   "a RST_STREAM and a HEADERS without END_STREAM: theirs, ending none");
+	/* the same frames as the first write, the last one cut */
+	conn_len = 0;
+	frame(10, 0x0, 0x1, 3);
+	frame(10, 0x0, 0x1, 7);
+	bad = 0;
+	for (i = 19; i < conn_len; i++)
+		bad += dt_h2_answers(i, a, 4, copy, conn) != DT_H2_ANSWER_MINE ||
+		       !a[2].mine || a[2].ended != 1 || a[0].mine || a[0].ended;
+	ok(bad == 0, "a frame cut by the write's end counts for nobody; the whole ones before it do (%d wrong)", bad);
+	bad = dt_h2_answers(9, a, 4, copy, conn) != DT_H2_ANSWER_UNKNOWN ||
+	      a[2].mine;
+	ok(!bad, "... cut in the first frame: not known, nobody's");
+	for (i = 0; i < 4; i++)
+		a[i].mine = a[i].ended = 9;
+	conn_len = 0;
+	frame(4, 0x8, 0x0, 0);
+	ok(dt_h2_answers(conn_len, a, 4, copy, conn) == DT_H2_ANSWER_UNKNOWN &&
+	   !a[0].mine && !a[1].ended && !a[3].ended,
+	   "a WINDOW_UPDATE alone: not known, the asks' answers cleared");
+	/* each end counted */
+	conn_len = 0;
+	for (i = 0; i < DT_H2_ANSWER_FRAMES; i++)
+		frame(0, 0x0, 0x1, 5);
+	ok(dt_h2_answers(conn_len, a, 4, copy, conn) == DT_H2_ANSWER_MINE &&
+	   a[1].ended == DT_H2_ANSWER_FRAMES,
+	   "%d frames ending stream 5: each counted (%u)", DT_H2_ANSWER_FRAMES, a[1].ended);
 }
 
 /* A server's writes: which streams they answer (dt_h2_answers). */
@@ -113,9 +184,9 @@ static void answers(void)
 	frame(100, 0x0, 0x0, 3);
 	bad = 0;
 	for (i = 1; i < conn_len; i++)
-		bad += dt_h2_answers(i, 1, 1, copy, conn) != DT_H2_ANSWER_UNKNOWN;
+		bad += answer_of(i, conn, 1, 1) != DT_H2_ANSWER_UNKNOWN;
 	ok(bad == 0, "a frame cut by the write's end, anywhere: not known (%d wrong)", bad);
-	ok(dt_h2_answers(conn_len - 9, 1, 1, copy, conn + 9) == DT_H2_ANSWER_UNKNOWN,
+	ok(answer_of(conn_len - 9, conn + 9, 1, 1) == DT_H2_ANSWER_UNKNOWN,
 	   "a write that starts in a payload (0xee...): not known");
 	conn_len = 0;
 	frame(0, 0x0, 0x0, 0x80000003u);
@@ -284,5 +355,6 @@ int main(void)
 	   "connection frames alone say so; the preface, a DATA frame and its rest do not (%d%d%d%d%d)",
 	   n1, n2, n3, n4, n5);
 	answers();
+	asks();
 	return tap_done();
 }
