@@ -1,6 +1,6 @@
 /*
- * dt-watch-replay [-s SEEDS] [-t TIMEOUT_MS] TRACES_DIR: the watcher's
- * model fed a recorded session's events as `dtracer watch` gets them
+ * dt-watch-replay [-f FIRST] [-s SEEDS] [-t TIMEOUT_MS] TRACES_DIR: the
+ * watcher's model fed a recorded session's events as `dtracer watch` gets them
  * live, on the host, no guest. Each host's events (its trace under
  * TRACES_DIR, in its own clock) come in flushes of 1 s, each host at its
  * own phase and lag, now and then one host stalled for up to 4 s, each
@@ -10,6 +10,9 @@
  * printed requests leave behind (the default). Prints, per seed, what
  * each printed and how many entries each held; exits 1 if their outputs differ
  * anywhere (the first difference shown), 2 on a usage or read error.
+ * Seeds FIRST (1 by default) to FIRST + SEEDS - 1 (5 by default): a seed
+ * found odd among many is replayed alone (DT_REPLAY_OUT=PREFIX writes
+ * both outputs to PREFIX.SEED.keep and PREFIX.SEED.drop).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -308,20 +311,22 @@ static int replay(unsigned seed, int64_t timeout_ms)
 
 int main(int argc, char **argv)
 {
-	unsigned seeds = 5;
+	unsigned seeds = 5, first = 1;
 	int64_t timeout_ms = 8000;
 	int opt, bad = 0;
 
-	while ((opt = getopt(argc, argv, "s:t:")) != -1) {
-		if (opt == 's')
+	while ((opt = getopt(argc, argv, "f:s:t:")) != -1) {
+		if (opt == 'f')
+			first = (unsigned)strtoul(optarg, NULL, 10);
+		else if (opt == 's')
 			seeds = (unsigned)strtoul(optarg, NULL, 10);
 		else if (opt == 't')
 			timeout_ms = strtoll(optarg, NULL, 10);
 		else
 			optind = argc + 1;
 	}
-	if (optind != argc - 1 || !seeds || timeout_ms <= 0) {
-		fprintf(stderr, "usage: dt-watch-replay [-s SEEDS] "
+	if (optind != argc - 1 || !seeds || !first || timeout_ms <= 0) {
+		fprintf(stderr, "usage: dt-watch-replay [-f FIRST] [-s SEEDS] "
 			"[-t TIMEOUT_MS] TRACES_DIR\n");
 		return 2;
 	}
@@ -345,7 +350,7 @@ int main(int argc, char **argv)
 			argv[optind]);
 		return 2;
 	}
-	for (unsigned s = 1; s <= seeds; s++)
+	for (unsigned s = first; s - first < seeds; s++)
 		bad |= replay(s, timeout_ms);
 	return bad;
 }
