@@ -11,9 +11,9 @@
  *
  * What a day of traffic leaves behind goes (unless keep_all): after a
  * refresh, the cut is the latest time (the merged clock) before which
- * every request printed for good (settled, or updated, or printed two
- * timeouts ago), that no request spans, and that every host's stream
- * has passed by its clock bound (less the bound twice and a
+ * every request printed for good (settled, updated, or with nothing
+ * more to come: done_with), that no request spans, and that every
+ * host's stream has passed by its clock bound (less the bound twice and a
  * millisecond). Each host's events before it go into the builder's
  * base, which drops what ended there (requests-window.c); the sync
  * keeps the samples of the marks before it in its hulls and drops the
@@ -704,8 +704,10 @@ static void say_sync(struct dt_watch *w)
  * Printed for good: no span of it open (a thread that never answers is
  * unflagged by the kernel's bound, unanswered_ms), and settled, updated,
  * or every aligned host's stream past its end (what it waits for will
- * not come: a message to a host not followed), or printed ten timeouts
- * ago (a host that stopped streaming).
+ * not come: a message to a host not followed), by a timeout more if a
+ * message of it was not received (a peer reads a message when it reads:
+ * queued in its socket, it is read after the sender's end), or printed
+ * ten timeouts ago (a host that stopped streaming).
  */
 static bool done_with(struct dt_watch *w, const struct dt_rq_model *m,
 		      const struct dt_rq_request *r, const struct shown *s,
@@ -717,7 +719,8 @@ static bool done_with(struct dt_watch *w, const struct dt_rq_model *m,
 		return false;
 	pending(m, r, &open, &unreceived);
 	return !open && (s->complete || s->updated ||
-			 !behind(w, r->end_ns, NULL) ||
+			 !behind(w, r->end_ns + (unreceived ?
+				 w->o.timeout_us * 1000 : 0), NULL) ||
 			 now - s->printed_us >= 10 * w->o.timeout_us);
 }
 

@@ -1054,6 +1054,57 @@ static void first_late(void)
 	w2 = NULL;
 }
 
+/*
+ * a's request to b, read by b 50 ms later (queued in its socket), b's
+ * stream past a's part of it meanwhile, then held up longer than the
+ * timeout: a's part prints at its timeout, and must be kept (not
+ * forgotten as done) until every host is a timeout past its end, so
+ * that b's part, when it comes, makes it whole (updated). The model
+ * that drops forgot it while b's read was still to come (a replay's
+ * schedule, dt-watch-replay -t 3000, seed 620 of a t-live trace).
+ */
+static void queued(void)
+{
+	struct dt_flow ab = flow(0, 1, 40070, 80);
+	int64_t t = 100000000000LL, c = -3000000000LL, ms = 1000000;
+	int64_t now = 90 * TIMEOUT;
+	char out[4096];
+	const char *s;
+
+	sys(0, t, 100, 1);
+	send(0, t + 100, 100, ab, 1, 60);
+	sys(0, t + 200, 100, 0);
+	other(0, t + 300, 100);
+	progress(0, t + 10 * ms);
+	progress(1, t + 10 * ms + OFF);
+	progress(2, t + 10 * ms + c);
+	dt_watch_refresh(w, now, false, changed, NULL);
+	dt_watch_refresh(w, now + TIMEOUT, false, changed, NULL);
+	s = printed();
+	ok(rows(s) == 1 && strstr(s, "incomplete"),
+	   "a's request, b not reading it yet: printed at its timeout "
+	   "(%d rows)", rows(s));
+	progress(0, t + 2000 * ms);
+	progress(2, t + 2000 * ms + c);
+	dt_watch_refresh(w, now + TIMEOUT + 1, false, changed, NULL);
+	dt_watch_refresh(w, now + 2 * TIMEOUT, false, changed, NULL);
+	ok(rows(printed()) == 0, "... not again while b is held up");
+	recv(1, t + 50 * ms + OFF, ab, 1, 60);
+	flag(1, t + 50 * ms + 100 + OFF, 250, 1, ab);
+	send(1, t + 51 * ms + OFF, 250, rev(ab), 5000, 100);
+	unflag(1, t + 51 * ms + 100 + OFF, 250, 2);
+	progress(1, t + 2000 * ms + OFF);
+	dt_watch_refresh(w, now + 2 * TIMEOUT + 1, false, changed, NULL);
+	ok(rows(printed()) == 0, "b's part came: not printed alone");
+	/* the last refresh: what is left prints */
+	dt_watch_refresh(w, now + 3 * TIMEOUT, true, changed, NULL);
+	snprintf(out, sizeof(out), "%s", printed());
+	ok(rows(out) == 1 && strstr(out, "updated: 2 spans on 2 hosts") &&
+	   strstr(out, "  b proc[250]  "),
+	   "b read it 50 ms after a's part ended: a's request printed once "
+	   "more, whole, b's part in it (%d rows)", rows(out));
+}
+
 int main(void)
 {
 	struct dt_watch_opts o = { .tree = true, .timeout_us = TIMEOUT,
@@ -1077,6 +1128,7 @@ int main(void)
 	window();
 	kept_alive();
 	first_late();
+	queued();
 	dt_watch_free(w);
 	fclose(out);
 	free(buf);
