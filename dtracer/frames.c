@@ -125,8 +125,9 @@ static bool dt_h2_asked(const u8 *h, u32 stream, struct dt_h2_ask *ask,
 		if (stream < ask[i].lo || stream > ask[i].hi)
 			continue;
 		ask[i].mine = 1;
+		/* at most DT_H2_ANSWER_FRAMES: no overflow */
 		if ((h[3] == DT_H2_DATA || h[3] == DT_H2_HEADERS) &&
-		    (h[4] & DT_H2_END_STREAM) && ask[i].ended < 255)
+		    (h[4] & DT_H2_END_STREAM))
 			ask[i].ended++;
 		return true;
 	}
@@ -164,10 +165,14 @@ enum dt_h2_answer dt_h2_answers(u32 len, struct dt_h2_ask *ask,
 		off += size;
 		if (!stream || dt_h2_control(h, size))
 			continue;
-		if (dt_h2_asked(h, stream, ask, n))
-			mine = true;
-		else
+		if (!dt_h2_asked(h, stream, ask, n)) {
 			others = true;
+			continue;
+		}
+		mine = true;
+		/* One ask alone: its first frame says all it is asked. */
+		if (n == 1)
+			break;
 	}
 	if (mine)
 		return DT_H2_ANSWER_MINE;

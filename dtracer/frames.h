@@ -162,7 +162,10 @@ static inline u32 dt_h2_streams_in(u32 lo, u32 hi)
  * a server writes that once a stream). Returns MINE if a frame of some
  * ask's streams was read, else OTHERS if the whole write was read and
  * holds frames of other streams, else UNKNOWN. A frame of two asks'
- * streams is the first's. copy as above, for the frame headers only.
+ * streams is the first's. With one ask alone (n 1), the walk stops at
+ * its first frame: MINE, no end counted (a traced request's own answer,
+ * the common write, costs one header). copy as above, for the frame
+ * headers only.
  */
 enum dt_h2_answer dt_h2_answers(u32 len, struct dt_h2_ask *ask,
 				unsigned int n, dt_h2_copy_t copy, void *priv);

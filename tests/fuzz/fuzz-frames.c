@@ -144,6 +144,10 @@ static void check_answers(const uint8_t *b, size_t n, const uint8_t *cut)
 	FUZZ_CHECK((int)dt_h2_answers((u32)n, ask, 3, copy, w) == want);
 	for (k = 0; k < 3; k++)
 		FUZZ_CHECK(ask[k].mine == mine[k] && ask[k].ended == ended[k]);
+	/* one ask alone: the same answer (its walk stops at its frame) */
+	want = plain_answer(b, n, lo, hi, 1, mine, ended);
+	FUZZ_CHECK((int)dt_h2_answers((u32)n, ask, 1, copy, w) == want &&
+		   ask[0].mine == mine[0]);
 	free(w);
 }
 
